@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# BPF64 tracing filters: build, test and demo driver.  See README.md.
+#
+#   make demo            set up everything, boot the guest, show the main job
+#   make test            set up everything, run host tests and guest selftests
+#   make bench           benchmark (ratios), see Documentation/benchmark.md
+#   make export-patches  regenerate the patch series from build/linux commits
+#   make vm-shell        interactive shell in the guest
+#   make vm-run CMD='...'  run one command in the guest
+
+TOP    := $(CURDIR)
+BUILD  := $(TOP)/build
+TREE   := $(BUILD)/linux
+KBUILD := $(BUILD)/kbuild
+PERF   := $(BUILD)/perf/perf
+BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
+VM_RUN := $(TOP)/scripts/vm-run
+
+export TOP BUILD TREE
+
+.PHONY: all deps tree kernel perf tools setup test host-test guest-test \
+	demo bench export-patches tree-status vm-shell vm-run checkpatch \
+	check-distro-config clean distclean
+
+all: setup
+
+deps:
+	@scripts/install-deps
+
+tree: deps
+	@scripts/kernel-tree apply
+
+kernel: tree
+	@scripts/build-kernel $(KBUILD) vm-config/base.config
+
+perf: tree
+	@scripts/build-perf $(BUILD)/perf
+
+tools: tree
+	@scripts/build-tools $(BUILD)
+
+setup: kernel perf tools
+
+test: setup
+	@scripts/run-tests
+
+host-test: tools
+	@scripts/run-tests --host-only
+
+guest-test: setup
+	@scripts/run-tests --guest-only
+
+demo: setup
+	@scripts/demo
+
+bench: setup
+	@scripts/bench
+
+export-patches:
+	@scripts/kernel-tree export
+
+tree-status:
+	@scripts/kernel-tree status
+
+checkpatch: tree
+	@scripts/checkpatch-series
+
+check-distro-config: tree
+	@scripts/check-distro-config
+
+vm-shell: setup
+	@$(VM_RUN) --shell
+
+vm-run: setup
+	@$(VM_RUN) -- '$(CMD)'
+
+clean:
+	rm -rf $(BUILD)/kbuild $(BUILD)/perf $(BUILD)/tools $(BUILD)/vm
+
+distclean:
+	rm -rf $(BUILD)
