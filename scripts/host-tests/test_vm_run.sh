@@ -4,7 +4,7 @@
 # on a guest panic, a hung guest and a killed QEMU
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 8
+ktap_plan 9
 vmrun="$TOP/scripts/vm-run"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -13,6 +13,10 @@ trap 'rm -f "$out"' EXIT
 rc=$?
 ktap_expect "the command's exit status comes back" 3 "$rc"
 ktap_check "the command's output is streamed" grep -q "guest says 42" "$out"
+
+"$vmrun" --timeout 120 -- 'seq -f "line %g of a long output that fills the console buffer" 3000' > "$out" 2>&1
+ktap_check "the last line of a long output is not lost at power-off" \
+	grep -q "^line 3000 of a long output" "$out"
 
 "$vmrun" --timeout 120 -- 'echo c > /proc/sysrq-trigger; sleep 30' > "$out" 2>&1
 rc=$?

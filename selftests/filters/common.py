@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared by the filter selftests: paths, images of the RFC's examples."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+TOP = os.path.abspath(os.path.join(HERE, "..", ".."))
+EXAMPLES = os.path.join(TOP, "build", "tools", "bpf64", "examples")
+
+from ktap import *      # noqa: E402,F401,F403
+from bpf64 import *     # noqa: E402,F401,F403
+import bpf64            # noqa: E402
+import ktap             # noqa: E402
+
+NETIF_RX = "net:netif_receive_skb"
+
+
+def example(name):
+    return ktap.read_bytes(os.path.join(EXAMPLES, name + ".bpf"))
+
+
+def corrected_example(name, dev_name=None):
+    """The RFC's example with &skb->dev at this kernel's offset (the RFC's
+    kernel had it at +32), taken from DWARF; optionally comparing the
+    device name with dev_name instead of "lo"."""
+    insns, tables, strtab = bpf64.parse_image(example(name))
+    # insn 3 of both examples: r1 += 32, the address of skb->dev
+    assert insns[3][0] == 0x04 and insns[3][3] == 32, insns[3]
+    insns[3][3] = ktap.member_offset("sk_buff", "dev")
+    if dev_name is not None:
+        # filter_ex1's insn 0 stores the name compared: "lo" as 28524
+        assert insns[0][3] == 28524
+        insns[0][3] = int.from_bytes(dev_name.encode().ljust(4, b"\0"), "little")
+    return bpf64.build_image(insns, tables, strtab)
+
+
+def need_root_and_bpf64(plan):
+    """Skip everything when the kernel has no BPF64 filters."""
+    if os.geteuid() != 0 or not os.path.exists(
+            os.path.join(ktap.event_dir(NETIF_RX), "filter_image")):
+        k = ktap.Ktap(1)
+        k.skip("needs root and CONFIG_BPF64_EVENT_FILTERS")
+        k.finish()
+    ktap.reset()
+    return ktap.Ktap(plan)
