@@ -5,6 +5,8 @@
 #   make demo            set up everything, boot the guest, show the main job
 #   make test            set up everything, run host tests and guest selftests
 #   make bench           benchmark (ratios), see Documentation/benchmark.md
+#   make bench-baseline  build the unpatched kernel bench compares the fast path with
+#   make fuzz [FUZZ_SECONDS=N]  fuzz the BPF64 loader and checker (clang, libFuzzer)
 #   make export-patches  regenerate the patch series from build/linux commits
 #   make vm-shell        interactive shell in the guest
 #   make vm-run CMD='...'  run one command in the guest
@@ -20,7 +22,7 @@ VM_RUN := $(TOP)/scripts/vm-run
 export TOP BUILD TREE
 
 .PHONY: all deps tree kernel perf tools setup test host-test guest-test \
-	demo bench export-patches tree-status vm-shell vm-run checkpatch \
+	demo bench bench-baseline fuzz export-patches tree-status vm-shell vm-run checkpatch \
 	check-distro-config clean distclean
 
 all: setup
@@ -56,6 +58,13 @@ demo: setup
 
 bench: setup
 	@scripts/bench
+
+bench-baseline: tree
+	@scripts/bench baseline
+
+fuzz: tools
+	@$(MAKE) -s -C $(TREE)/tools/bpf64/fuzz O=$(BUILD)/fuzz \
+		EXAMPLES=$(BUILD)/tools/bpf64/examples run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
 
 export-patches:
 	@scripts/kernel-tree export
