@@ -34,7 +34,7 @@ out=$("$tfc" "$work/misaligned.bpf")
 ktap_expect "a misaligned ctx read is rejected (exit 1)" 1 $?
 ktap_check "... naming the insn, its disassembly and the reason" \
 	grep -q "insn 1: (d9) r6 = \*(u64 \*)(r1 +105): invalid ctx access off=105 size=8" <<<"$out"
-ktap_check "... and the errno" grep -q "rejected, Permission denied (-13)" <<<"$out"
+ktap_check "... and the errno" grep -q "rejected, EACCES: unsafe program" <<<"$out"
 "$tfc" "$work/nonexistent.bpf" > /dev/null 2>&1
 ktap_expect "a missing file exits 2" 2 $?
 "$tfc" > /dev/null 2>&1
