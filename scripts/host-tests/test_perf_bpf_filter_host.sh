@@ -1,0 +1,274 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: perf bpf-filter without a kernel: --check and --disasm on the
+# RFC's images and on rejected ones, the DWARF listings (--kprobe, --event,
+# --member, --arg, --gen-header) of the test kernel's vmlinux compared with
+# perf probe --definition, and the table decoding (--tables-file, --json,
+# --hist, --sort).  Nothing is attached: the host kernel is never touched.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/selftests/lib/ktap.sh"
+perf=$TOP/build/perf/perf
+ex=$TOP/build/tools/bpf64/examples
+vmlinux=$TOP/build/kbuild/vmlinux
+uapi=$TOP/build/linux/tools/include/uapi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$perf" bpf-filter -h > /dev/null 2>&1
+if [ $? -ne 129 ]; then	# usage's exit status
+	ktap_plan 1
+	ktap_skip "perf has no bpf-filter command (make perf)"
+	ktap_finished
+fi
+if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
+	ktap_plan 1
+	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
+	ktap_finished
+fi
+ktap_plan 64
+
+bf() { "$perf" bpf-filter "$@"; }
+# json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
+json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$2"; }
+# The value of NAME=... in 'perf probe --definition PROBE' output at the
+# function itself (not its inlined copies): skb=%di:x64 -> %di
+probe_def() {
+	local func=${1%% *}
+
+	func=${func%%+*}
+	"$perf" probe -k "$vmlinux" --definition "$1" 2>/dev/null | grep " $func+" |
+		grep -o "$2=[^ ]*" | head -n1 | sed "s/^$2=//; s/:[a-z0-9]*\$//"
+}
+
+# --- the checker ---------------------------------------------------------
+for f in filter_ex1 filter_ex2; do
+	out=$(bf --check "$ex/$f.bpf")
+	ktap_expect "--check $f.bpf: accepted (exit 0)" 0 $?
+	ktap_check "--check $f.bpf: the checker's statistics and the tag of sha256(image)" bash -c "
+		grep -q '^processed [0-9]* insns' <<<'$out' &&
+		grep -q 'accepted: .* tag $(sha256sum "$ex/$f.bpf" | cut -c1-16)\$' <<<'$out'"
+done
+out=$(bf -v --check "$ex/filter_ex1.bpf")
+ktap_check "--check -v logs every instruction simulated" bash -c "[ \$(grep -c '^[0-9]*: ' <<<'$out') -gt 20 ]"
+
+head -c -1 "$ex/filter_ex1.bpf" > "$work/short.bpf"
+out=$(bf --check "$work/short.bpf")
+ktap_expect "a truncated image is rejected (exit 1)" 1 $?
+ktap_check "... with the checker's reason" grep -q "header sections add up to 254 bytes, the image has 253" <<<"$out"
+python3 - "$ex/filter_ex1.bpf" "$work" <<'PY'
+import sys
+img = bytearray(open(sys.argv[1], 'rb').read())
+bad = bytearray(img)
+bad[16 + 8 + 2] = 105          # insn 1: r6 = *(u64 *)(r1 +105)
+open(sys.argv[2] + '/misaligned.bpf', 'wb').write(bad)
+bad = bytearray(img)
+bad[16 + 2 * 8] = 0xff         # insn 2: an unknown opcode
+open(sys.argv[2] + '/opcode.bpf', 'wb').write(bad)
+PY
+out=$(bf --check "$work/misaligned.bpf")
+ktap_expect "a misaligned context read is rejected (exit 1)" 1 $?
+ktap_check "... naming the instruction and the access" \
+	grep -q "insn 1: (d9) r6 = \*(u64 \*)(r1 +105): invalid ctx access off=105 size=8" <<<"$out"
+ktap_check "... and the errno" grep -q "misaligned.bpf: rejected: Permission denied (-13)" <<<"$out"
+out=$(bf --check "$work/opcode.bpf")
+ktap_expect "an unknown opcode is rejected (exit 1)" 1 $?
+ktap_check "... saying so" grep -q "insn 2: (ff) invalid opcode: unknown opcode ff" <<<"$out"
+bf --check "$work/nonexistent.bpf" > /dev/null 2> "$work/err"
+ktap_expect "an unreadable image exits 2" 2 $?
+ktap_check "... saying why" grep -q "cannot use image .*nonexistent.bpf: No such file or directory" "$work/err"
+echo "not an image" > "$work/text.bpf"
+bf --check "$work/text.bpf" > /dev/null 2> "$work/err"
+ktap_expect "a file that is not an image exits 2" 2 $?
+ktap_check "... saying why" grep -q 'not a BPF64 image (no "bpf" magic)' "$work/err"
+
+# --- the disassembler ----------------------------------------------------
+bf --disasm "$ex/filter_ex2.bpf" > "$work/ex2.txt"
+ktap_expect "--disasm filter_ex2.bpf exits 0" 0 $?
+ktap_check "--disasm shows the table definition" \
+	grep -q "^; table 0: hash key_size 8 elem_size 8 max_entries 4096" "$work/ex2.txt"
+ktap_check "--disasm names helpers" grep -q "^ *11: call bpf_table_lookup$" "$work/ex2.txt"
+ktap_check "--disasm turns jumps into labels" bash -c "
+	grep -q '^ *12: if r0 == 0 goto L1\$' '$work/ex2.txt' &&
+	grep -q '^ *17: if r1 != 0 goto L2\$' '$work/ex2.txt' &&
+	grep -A1 '^L1:\$' '$work/ex2.txt' | grep -q '^ *31: ' &&
+	grep -A1 '^L2:\$' '$work/ex2.txt' | grep -q '^ *39: ret 0'"
+ktap_check "--disasm follows the context through r6 = r1" \
+	grep -q "^ *2: r1 = \*(u64 \*)(r6 +104).*; ctx->si (tracepoint arg1)" "$work/ex2.txt"
+ktap_check "--disasm shows the strings built on the stack" \
+	grep -q '18: .*= 544630116.*; "dev "' "$work/ex2.txt"
+ktap_check "--disasm ends with the checker's verdict" \
+	grep -q "^; the checker accepts it: processed" "$work/ex2.txt"
+out=$(bf --disasm "$work/misaligned.bpf")
+ktap_check "--disasm lists a rejected image, with the rejection" \
+	grep -q "^; the checker rejects it: insn 1: .*invalid ctx access" <<<"$out"
+out=$(bf --raw --disasm "$ex/filter_ex1.bpf")
+ktap_check "--disasm --raw shows the instruction bytes" \
+	grep -q "^ *1: d9 16 68 00 00 00 00 00  r6 = \*(u64 \*)(r1 +104)" <<<"$out"
+
+# --- DWARF: arguments, compared with perf probe --------------------------
+bf --kprobe consume_skb --vmlinux "$vmlinux" --json > "$work/k.json"
+ktap_expect "--kprobe consume_skb --json exits 0" 0 $?
+loc=$(probe_def "consume_skb skb" skb)
+ktap_expect "skb is where perf probe --definition finds it" "$loc" \
+	"$(json 'j["probe"]["args"][0]["location"]' "$work/k.json")"
+ktap_expect "... its C type" "struct sk_buff *" "$(json 'j["probe"]["args"][0]["type"]' "$work/k.json")"
+ktap_expect "... its ctx offset is struct pt_regs' %di" 112 \
+	"$(json 'j["probe"]["args"][0]["ctx_offset"]' "$work/k.json")"
+out=$(bf --kprobe dst_discard_out --vmlinux "$vmlinux")
+ktap_check "--kprobe dst_discard_out lists net, sk, skb with registers and offsets" bash -c "
+	grep -qE '^ +net +struct net \* +%di +ctx\+112\$' <<<'$out' &&
+	grep -qE '^ +sk +struct sock \* +%si +ctx\+104\$' <<<'$out' &&
+	grep -qE '^ +skb +struct sk_buff \* +%dx +ctx\+96\$' <<<'$out'"
+ktap_expect "... skb where perf probe finds it" "$(probe_def 'dst_discard_out skb' skb)" \
+	"$(grep -E '^ +skb ' <<<"$out" | awk '{print $5}')"
+out=$(bf --kretprobe dst_discard_out --vmlinux "$vmlinux")
+ktap_check "--kretprobe shows the return value in %ax" \
+	grep -qE '^ +\$retval +int +%ax +ctx\+80$' <<<"$out"
+out=$(bf --kprobe 'do_sys_openat2+20' --vmlinux "$vmlinux" --json)
+ktap_check "FUNC+OFF: the locations perf probe finds there" bash -c "
+	[ \"\$(python3 -c 'import json,sys; a={x[\"name\"]: x[\"location\"] for x in json.loads(sys.argv[1])[\"probe\"][\"args\"]}; print(a[\"filename\"])' '$out')\" = \
+	  \"$(probe_def 'do_sys_openat2+20 filename' filename)\" ]"
+out=$(bf --event net:netif_receive_skb --vmlinux "$vmlinux")
+ktap_check "--event net:netif_receive_skb: skb is tracepoint arg1, in si (ctx+104)" \
+	grep -qE '^ +skb +struct sk_buff \* +arg1 %si +ctx\+104$' <<<"$out"
+out=$(bf --event raw_syscalls:sys_enter --vmlinux "$vmlinux")
+ktap_check "--event raw_syscalls:sys_enter: regs in si, id in dx" bash -c "
+	grep -qE '^ +regs +struct pt_regs \* +arg1 %si +ctx\+104\$' <<<'$out' &&
+	grep -qE '^ +id +long int +arg2 %dx +ctx\+96\$' <<<'$out'"
+out=$(bf --kprobe do_sys_openat2 --vmlinux "$vmlinux" --arg how --arg di --arg r8 --arg rax)
+ktap_check "--arg selects an argument and resolves register names" bash -c "
+	grep -qE '^ +how +struct open_how \* +%dx +ctx\+96\$' <<<'$out' &&
+	! grep -qE '^ +dfd ' <<<'$out' &&
+	grep -qE '^ +%di +ctx\+112\$' <<<'$out' && grep -qE '^ +%r8 +ctx\+72\$' <<<'$out' &&
+	grep -qE '^ +%ax +ctx\+80\$' <<<'$out'"
+
+# --- DWARF: members, compared with perf probe ----------------------------
+bf --vmlinux "$vmlinux" -m sk_buff.dev -m sk_buff.len -m 'struct sk_buff.protocol' \
+	-m net_device.name --json > "$work/m.json"
+ktap_expect "--member --json exits 0" 0 $?
+for m in dev:0 len:1 protocol:2; do
+	name=${m%:*} i=${m#*:}
+	want=$(probe_def "consume_skb skb->$name" "$name" | sed -n 's/^+\([0-9]*\)(.*/\1/p')
+	ktap_expect "sk_buff.$name at the offset perf probe uses ($want)" "$want" \
+		"$(json "j['members'][$i]['offset']" "$work/m.json")"
+done
+ktap_expect "net_device.name is char[16]" "char[16] 0 16" \
+	"$(json "j['members'][3]['type'], j['members'][3]['offset'], j['members'][3]['size']" "$work/m.json")"
+out=$(bf --vmlinux "$vmlinux" -m sk_buff.headers.protocol -m sk_buff.pkt_type)
+ktap_check "--member follows nested and anonymous members, reports bitfields" bash -c "
+	grep -qE '^ +sk_buff.headers.protocol +__be16 +$(json "j['members'][2]['offset']" "$work/m.json") +2\$' <<<'$out' &&
+	grep -qE '^ +sk_buff.pkt_type +__u8 +[0-9]+ +1 \(bits 0..2 ' <<<'$out'"
+bf --vmlinux "$vmlinux" -m sk_buff.dev.name > /dev/null 2> "$work/err"
+ktap_expect "--member through a pointer fails" 1 $?
+ktap_check "... saying it is a pointer" grep -q "sk_buff.dev is a pointer (struct net_device \*)" "$work/err"
+bf --vmlinux "$vmlinux" -m sk_buff.nosuch > /dev/null 2> "$work/err"
+ktap_check "--member of a missing member says so" grep -q "struct sk_buff has no member nosuch" "$work/err"
+
+# --- DWARF: errors --------------------------------------------------------
+bf --kprobe ip_local_deliver_finish --vmlinux "$vmlinux" > /dev/null 2> "$work/err"
+ktap_expect "a function inlined everywhere fails" 1 $?
+ktap_check "... saying where it is inlined" bash -c "
+	grep -q 'ip_local_deliver_finish is inlined everywhere' '$work/err' &&
+	grep -q '^  ip_local_deliver+[0-9]* at ' '$work/err'"
+bf --kprobe dst_discard --vmlinux "$vmlinux" > /dev/null 2> "$work/err"
+ktap_check "a function with several static copies fails, listing them" bash -c "
+	grep -q 'dst_discard has 4 out-of-line copies' '$work/err' &&
+	[ \$(grep -c '^  dst_discard+0 at ' '$work/err') -eq 4 ]"
+bf --kprobe no_such_function --vmlinux "$vmlinux" > /dev/null 2> "$work/err"
+ktap_check "a function without DWARF: no DWARF for FUNC in PATH; use --vmlinux" \
+	grep -q "^no DWARF for no_such_function in $vmlinux; use --vmlinux$" "$work/err"
+bf --kprobe consume_skb --vmlinux "$work/nonexistent" > /dev/null 2> "$work/err"
+ktap_check "a missing --vmlinux says so" grep -q "cannot read $work/nonexistent" "$work/err"
+bf --kprobe consume_skb --vmlinux "$ex/filter_ex1.bpf" > /dev/null 2> "$work/err"
+ktap_check "a file without DWARF says so" grep -q "no DWARF in $ex/filter_ex1.bpf" "$work/err"
+
+# --- --gen-header, used by a filter written as an instruction array ------
+bf --event net:netif_receive_skb --vmlinux "$vmlinux" -m sk_buff.dev \
+	--gen-header "$work/offsets.h" > /dev/null
+ktap_check "--gen-header defines ARG_skb and OFF_sk_buff__dev" bash -c "
+	grep -qP '^#define ARG_skb\t104\t' '$work/offsets.h' &&
+	grep -qP '^#define OFF_sk_buff__dev\t$(json "j['members'][0]['offset']" "$work/m.json")\$' '$work/offsets.h'"
+cat > "$work/lo.c" <<'EOF'
+/* filter_ex1 of the RFC with the offsets of this kernel: print lo's packets */
+#include <unistd.h>
+#include <linux/bpf64.h>
+#include "offsets.h"
+static const struct bpf64_insn insns[] = {
+	BPF64_ST_MEM(BPF64_W, BPF64_FP, -20, 'l' | 'o' << 8),
+	BPF64_LDX_MEM(BPF64_DW, BPF64_R6, BPF64_R1, ARG_skb),
+	BPF64_MOV_REG(BPF64_R1, BPF64_R6),
+	BPF64_ALU_IMM(BPF64_ADD, BPF64_R1, OFF_sk_buff__dev),
+	BPF64_CALL_HELPER(1),			/* bpf_load_pointer */
+	BPF64_MOV_REG(BPF64_R7, BPF64_R0),
+	BPF64_MOV_IMM(BPF64_R3, 2),
+	BPF64_MOV_REG(BPF64_R2, BPF64_FP),
+	BPF64_ALU_IMM(BPF64_ADD, BPF64_R2, -20),
+	BPF64_MOV_REG(BPF64_R1, BPF64_R7),
+	BPF64_CALL_HELPER(18),			/* bpf_memcmp */
+	BPF64_RET_R0(),
+};
+static const char strtab[] = "\0bpf_load_pointer\0bpf_memcmp";
+int main(void)
+{
+	struct bpf64_image_header h = { .magic = BPF64_IMAGE_MAGIC,
+		.insn_bytes = sizeof(insns), .strtab_bytes = sizeof(strtab) };
+	return write(1, &h, sizeof(h)) != sizeof(h) ||
+	       write(1, insns, sizeof(insns)) != sizeof(insns) ||
+	       write(1, strtab, sizeof(strtab)) != sizeof(strtab);
+}
+EOF
+if command -v gcc > /dev/null; then
+	ktap_check "a filter compiles with the header" \
+		gcc -Wall -Werror -I "$uapi" -I "$work" -o "$work/lo" "$work/lo.c"
+	"$work/lo" > "$work/lo.bpf"
+	ktap_check "... and the checker accepts it" bf --check "$work/lo.bpf"
+	ktap_check "... reading skb and skb->dev where DWARF says" bash -c "
+		bf() { '$perf' bpf-filter \"\$@\"; }
+		out=\$(bf --disasm '$work/lo.bpf')
+		grep -q 'r6 = \*(u64 \*)(r1 +104).*ctx->si' <<<\"\$out\" &&
+		grep -q 'r1 += $(json "j['members'][0]['offset']" "$work/m.json")\$' <<<\"\$out\""
+else
+	ktap_skip "a filter compiles with the header (no gcc)"
+	ktap_skip "... and the checker accepts it"
+	ktap_skip "... reading skb and skb->dev where DWARF says"
+fi
+
+# --- tables: decoding, sorting, histograms, JSON -------------------------
+cat > "$work/tables" <<'EOF'
+table 0 type hash key_size 8 elem_size 8 max_entries 4096 entries 4
+key 0100000000000000 value 0500000000000000
+key 0300000000000000 value 0a00000000000000
+key 4000000000000000 value 0100000000000000
+key 0000000000000000 value 0200000000000000
+table 1 type hash key_size 16 elem_size 4 max_entries 16 entries 1
+key 6c6f0000000000000000000000000000 value feffffff
+EOF
+out=$(bf --tables-file "$work/tables")
+ktap_check "tables are shown as hex bytes by default" bash -c "
+	grep -qE '^ +0300000000000000 +0a00000000000000\$' <<<'$out' &&
+	grep -qE '^ +6c6f0000000000000000000000000000 +feffffff\$' <<<'$out'"
+out=$(bf --tables-file "$work/tables" --table 0:key=u64,value=u64 --table 1:key=str,value=s32 --sort value)
+ktap_check "--table decodes, --sort value puts the largest first" bash -c "
+	grep -A2 '^table 0:' <<<'$out' | tail -1 | grep -qE '^ +3 +10\$' &&
+	grep -qE '^ +lo +-2\$' <<<'$out'"
+bf --tables-file "$work/tables" --table 0:key=u64,value=u64 --hist 0 --json > "$work/t.json"
+ktap_expect "--json of the tables parses, with decoded numbers" "[1, 3, 64, 0] [5, 10, 1, 2]" \
+	"$(json '[e["key"] for e in j["tables"][0]["entries"]], [e["value"] for e in j["tables"][0]["entries"]]' "$work/t.json")"
+ktap_expect "--hist 0 counts each key as many times as its value" \
+	"[('[0]', 2), ('[1]', 5), ('[2, 4)', 10), ('[4, 8)', 0), ('[8, 16)', 0), ('[16, 32)', 0), ('[32, 64)', 0), ('[64, 128)', 1)]" \
+	"$(json '[(b["label"], b["count"]) for b in j["tables"][0]["hist"]["buckets"]]' "$work/t.json")"
+out=$(bf --tables-file "$work/tables" --table 0:key=u64,value=u64 --hist 0)
+ktap_check "--hist draws bpftrace's bars" \
+	grep -qE '^\[2, 4\) +10 \|@{52}\|$' <<<"$out"
+bf --tables-file "$work/tables" --table 0:key=u9 > /dev/null 2> "$work/err"
+ktap_check "an unknown --table type is refused" grep -q "unknown type 'u9'" "$work/err"
+
+# --- the command ---------------------------------------------------------
+out=$("$perf" bpf-filter --list-opts)
+ktap_check "bash completion lists the options" bash -c "
+	for o in --event --kprobe --kretprobe --check --disasm --readback --member --gen-header --table --hist --json --duration --interval; do
+		grep -q -- \"\$o \" <<<'$out' || exit 1; done"
+ktap_check "perf bpf-filter -h shows every option" bash -c "
+	'$perf' bpf-filter -h 2>&1 | grep -q -- '--gen-header <FILE>'"
+ktap_check "perf help bpf-filter works" bash -c "'$perf' help bpf-filter 2>&1 | grep -q -- '--kprobe'"
+ktap_finished
