@@ -7,6 +7,7 @@
 #   make bench           benchmark (ratios), see Documentation/benchmark.md
 #   make bench-baseline  build the unpatched kernel bench compares the fast path with
 #   make fuzz [FUZZ_SECONDS=N]  fuzz the BPF64 loader and checker (clang, libFuzzer)
+#   make test-debug      selftests and stress tests on a KASAN/lockdep/kmemleak kernel
 #   make export-patches  regenerate the patch series from build/linux commits
 #   make vm-shell        interactive shell in the guest
 #   make vm-run CMD='...'  run one command in the guest
@@ -22,7 +23,7 @@ VM_RUN := $(TOP)/scripts/vm-run
 export TOP BUILD TREE
 
 .PHONY: all deps tree kernel perf tools setup test host-test guest-test \
-	demo bench bench-baseline fuzz export-patches tree-status vm-shell vm-run checkpatch \
+	demo bench bench-baseline fuzz test-debug export-patches tree-status vm-shell vm-run checkpatch \
 	check-distro-config clean distclean
 
 all: setup
@@ -61,6 +62,9 @@ bench: setup
 
 bench-baseline: tree
 	@scripts/bench baseline
+
+test-debug: perf tools
+	@scripts/test-debug
 
 fuzz: tools
 	@$(MAKE) -s -C $(TREE)/tools/bpf64/fuzz O=$(BUILD)/fuzz \
