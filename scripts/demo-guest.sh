@@ -53,14 +53,24 @@ run "$PERF" bpf-filter --disasm filter_ex1.bpf
 step "2. What a filter on net:netif_receive_skb can read, from this kernel's DWARF"
 run pf --event net:netif_receive_skb --member sk_buff.dev --member net_device.name
 
-step "3. filter_ex1 in C: print the packets received on 'lo' (the RFC's example 1)"
+step "3. The RFC's images, run: its offsets (skb in ctx+104, skb->dev at +32) rewritten for this kernel"
+pf --event net:netif_receive_skb -m sk_buff.dev --json > offsets.json
+arg=$(python3 -c 'import json; print(json.load(open("offsets.json"))["probe"]["args"][0]["ctx_offset"])')
+dev=$(python3 -c 'import json; print(json.load(open("offsets.json"))["members"][0]["offset"])')
+for f in filter_ex1 filter_ex2; do
+	python3 "$TOP/selftests/perf/fix_image.py" $f.bpf ${f}_now.bpf "ctx=104:$arg" "add=32:$dev"
+done
+run pf --event net:netif_receive_skb filter_ex1_now.bpf -- ping -c 2 -i 0.2 127.0.0.1
+run pf --event net:netif_receive_skb filter_ex2_now.bpf --table 0:key=ptr,value=u64 -- ping -c 3 -i 0.2 -q 127.0.0.1
+
+step "4. filter_ex1 in C: print the packets received on 'lo' (the RFC's example 1)"
 sed -n '/^void filter\|^int filter/,/^}/p' filter_ex1.c
 run pf --event net:netif_receive_skb filter_ex1.c -- ping -c 3 -i 0.2 127.0.0.1
 
-step "4. filter_ex2 in C: count packets per device in a hash table (the RFC's example 2)"
+step "5. filter_ex2 in C: count packets per device in a hash table (the RFC's example 2)"
 run pf --event net:netif_receive_skb filter_ex2.c --table 0:key=ptr,value=u64 -- ping -c 3 -i 0.2 127.0.0.1
 
-step "5. A kprobe filter in C: keep only vfs_write() calls of 4321 bytes"
+step "6. A kprobe filter in C: keep only vfs_write() calls of 4321 bytes"
 cat > writes.py <<'EOF'
 import os
 fd = os.open("/dev/null", os.O_WRONLY)
@@ -69,11 +79,11 @@ for n in (4321, 100, 4321, 7, 4321):
 EOF
 run pf --kprobe 'vfs_write count' kprobe_arg_match.c -- python3 writes.py
 
-step "6. vfs_write() calls per task, in a table, with a log2 histogram of the counts"
+step "7. vfs_write() calls per task, in a table, with a log2 histogram of the counts"
 run pf --kprobe vfs_write task_calls.c --table 0:key=hex,value=u64 --sort value --hist 0:value -q \
 	-- sh -c 'for i in 1 2 3; do echo x > /dev/null; done; python3 writes.py'
 
-step "7. The kernel interface underneath: the filter file"
+step "8. The kernel interface underneath: the filter file"
 ev=$T/events/net/netif_receive_skb
 run pf --event net:netif_receive_skb --check filter_ex2.c -o filter_ex2_6.1.bpf
 run sh -c "cat filter_ex2_6.1.bpf > $ev/filter"
@@ -83,7 +93,7 @@ echo "# cat $ev/filter_tables"; cat "$ev/filter_tables"
 run cmp filter_ex2_6.1.bpf "$ev/filter_image"
 echo "filter_image reads back the attached image byte for byte"
 
-step "8. A bad image is refused with an errno and a message; the filter in place stays"
+step "9. A bad image is refused with an errno and a message; the filter in place stays"
 python3 - <<'EOF'
 import struct
 insns = struct.pack('<BBhi', 0xdb, 0x0a, 8, 0) + struct.pack('<BBhi', 0x06, 0, 0, 1)
@@ -98,7 +108,7 @@ echo "# cat $ev/filter"; cat "$ev/filter"
 echo "# tail -n 3 $T/error_log"; tail -n 3 "$T/error_log" | sed "s/^/  /"
 echo 0 > "$ev/filter"
 
-step "9. The same filters on the interpreter and on the JIT"
+step "10. The same filters on the interpreter and on the JIT"
 for jit in 0 1; do
 	echo "$jit" > /proc/sys/kernel/bpf64_jit_enable
 	cat filter_ex2.bpf > "$ev/filter"
