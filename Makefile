@@ -23,7 +23,7 @@ VM_RUN := $(TOP)/scripts/vm-run
 export TOP BUILD TREE
 
 .PHONY: all deps tree kernel perf tools setup test host-test guest-test \
-	demo bench bench-baseline fuzz test-debug export-patches tree-status vm-shell vm-run checkpatch \
+	demo bench bench-baseline fuzz fuzz-long test-debug export-patches tree-status vm-shell vm-run checkpatch \
 	check-distro-config clean distclean
 
 all: setup
@@ -69,6 +69,11 @@ test-debug: perf tools
 fuzz: tools
 	@$(MAKE) -s -C $(TREE)/tools/bpf64/fuzz O=$(BUILD)/fuzz \
 		EXAMPLES=$(BUILD)/tools/bpf64/examples run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
+
+# >= 10 M inputs (FUZZ_RUNS), the corpus under the sanitizers, coverage
+fuzz-long: tools
+	@$(MAKE) -s -C $(TREE)/tools/bpf64/fuzz O=$(BUILD)/fuzz \
+		EXAMPLES=$(BUILD)/tools/bpf64/examples long FUZZ_RUNS=$(or $(FUZZ_RUNS),10000000)
 
 export-patches:
 	@scripts/kernel-tree export
