@@ -155,7 +155,7 @@ for _ in range(50):
 
 print("# %d removal cycles, opens: %s" % (cycles, tally))
 k.expect("creating and removing the events never failed otherwise", [], unexpected[:10])
-k.check(cycles > SECONDS and tally.get("ok", 0) > 0, "events were removed while opens succeeded",
+k.check(cycles >= 5 and tally.get("ok", 0) > 0, "events were removed while opens succeeded",
         (cycles, tally))
 k.expect("every failed open said ENOENT or ENODEV", [],
          sorted(set(tally) - {"ok", "ENOENT", "ENODEV"}))
