@@ -5,6 +5,7 @@
 # Makefile's TEST_PROGS), each under the timeout of the directory's
 # 'settings' file, and print KTAP.  A test exits 0 (pass), 4 (skip) or
 # anything else (fail); its own KTAP lines are nested under '# '.
+# KSFT_TIMEOUT_SCALE=N multiplies every timeout (the debug kernel is slower).
 cd "$(dirname "$0")" || exit 1
 KSFT_SKIP=4
 
@@ -27,6 +28,7 @@ for t in "${tests[@]}"; do
 	dir=${t%%:*} prog=${t#*:}
 	timeout=45
 	[ -f "$dir/settings" ] && . <(grep '^timeout=' "$dir/settings")
+	timeout=$((timeout * ${KSFT_TIMEOUT_SCALE:-1}))
 	echo "# selftests: $dir: $prog"
 	(cd "$dir" && timeout --foreground -k 10 "$timeout" "./$prog" 2>&1) | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
