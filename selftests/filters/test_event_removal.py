@@ -5,8 +5,8 @@
 # event (KASAN checks the second part under make test-debug)
 # requires: kprobe_events
 import errno
+import json
 import os
-import signal
 import time
 from common import *
 
@@ -102,7 +102,7 @@ def opener(cpu, wfd):
             except OSError as e:
                 key = errno.errorcode.get(e.errno, str(e.errno))
             tally[key] = tally.get(key, 0) + 1
-    os.write(wfd, repr(tally).encode())
+    os.write(wfd, json.dumps(tally).encode())
     os._exit(0)
 
 
@@ -143,7 +143,7 @@ for pid, r in children:
         data += chunk
     os.close(r)
     os.waitpid(pid, 0)
-    for key, n in eval(data.decode() or "{}").items():
+    for key, n in json.loads(data.decode() or "{}").items():
         tally[key] = tally.get(key, 0) + n
 for _ in range(50):
     try:
