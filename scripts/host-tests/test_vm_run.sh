@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # description: the VM runner reports the command's status, and fails loudly
-# on a guest panic, a hung guest and a killed QEMU
+# on a guest panic, a hung guest (saying where each vCPU is) and a killed
+# QEMU; TCG runs single-threaded unless asked otherwise
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 9
+ktap_plan 12
 vmrun="$TOP/scripts/vm-run"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -27,6 +28,20 @@ ktap_check "... with the console tail" grep -q "kernel splat in the guest: .*Ker
 rc=$?
 ktap_expect "a hung guest fails the run" 124 "$rc"
 ktap_check "... with a timeout message" grep -q "guest timed out after 20s" "$out"
+# An idle guest's vCPUs wait in the idle loop: both named, with symbols.
+vcpus_named() {
+	grep -Eq "CPU 1: .*RIP=" "$1" &&
+		grep -Eq '^  \|   ffffffff[0-9a-f]+ (native_safe_halt|default_idle|amd_e400_idle)$' "$1"
+}
+ktap_check "... and where each vCPU was, symbolized" vcpus_named "$out"
+
+"$vmrun" --timeout 120 -- 'grep -c ^processor /proc/cpuinfo' > "$out" 2>&1
+ktap_check "single-threaded TCG still gives the guest two CPUs" grep -qx 2 "$out"
+
+# Multi-threaded TCG hangs or panics on this within a minute (see vm-run).
+"$vmrun" --timeout 400 -- "$TOP/scripts/tcg-text-patching-repro" > "$out" 2>&1
+ktap_check "the default TCG mode survives hot kernel text being patched under load" \
+	grep -q "60 cycles, filters on: the guest survived" "$out"
 
 # Kill QEMU once the guest runs the command.
 pidfile=$(mktemp -u)
