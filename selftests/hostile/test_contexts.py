@@ -34,32 +34,7 @@ events["softirq"] = event_dir(NETIF_RX)
 k.expect("kprobes on the hardirq, process, mixed and NMI functions", [], missing)
 
 
-def counter(max_entries, first_insns=()):
-    """Count events per 16 KB stack region (a task's stack, an IRQ or NMI
-    stack) in a table: bpf_table_update() of a new key, XADD on the
-    element bpf_table_lookup() finds."""
-    p = Prog()
-    t = p.table(8, 8, max_entries)
-    p.mov(R6, R1)
-    p.ctx(R7, "sp")
-    p.rsh(R7, 14)
-    p.stx(8, R10, -8, R7)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
-    p.call("bpf_table_lookup")
-    p.jmp("jne", R0, 0, "count")
-    p.st(8, R10, -16, 1)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -16)
-    p.call("bpf_table_update")
-    p.ja("out")
-    p.label("count")
-    p.mov(R1, 1)
-    p.xadd(8, R0, 0, R1)
-    p.label("out")
-    p.ret(0)
-    return p.image()
-
-
-images = [counter(4096), counter(64), counter(2)]    # 2: the table fills up
+images = [stack_region_counter(n) for n in (4096, 64, 2)]    # 2: the table fills up
 for ev in events.values():
     assert write(ev + "/filter", images[0]) == 0, ev
     write(ev + "/enable", "1")

@@ -184,3 +184,29 @@ def parse_image(data):
 def build_image(insns, tables=b"", strtab=b""):
     ins = b"".join(struct.pack("<BBhi", *i) for i in insns)
     return b"bpf\0" + struct.pack("<iii", len(ins), len(tables), len(strtab)) + ins + tables + strtab
+
+
+def stack_region_counter(max_entries):
+    """A filter that counts its events per 16 KB stack region (a task's
+    stack, an IRQ or NMI stack) in a table: bpf_table_update() of a new key,
+    XADD on the element bpf_table_lookup() finds.  With max_entries small
+    the table fills up and updates fail with -E2BIG."""
+    p = Prog()
+    t = p.table(8, 8, max_entries)
+    p.mov(R6, R1)
+    p.ctx(R7, "sp")
+    p.rsh(R7, 14)
+    p.stx(8, R10, -8, R7)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
+    p.call("bpf_table_lookup")
+    p.jmp("jne", R0, 0, "count")
+    p.st(8, R10, -16, 1)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -16)
+    p.call("bpf_table_update")
+    p.ja("out")
+    p.label("count")
+    p.mov(R1, 1)
+    p.xadd(8, R0, 0, R1)
+    p.label("out")
+    p.ret(0)
+    return p.image()
