@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: the VM runner reports the command's status, and fails loudly
 # on a guest panic, a hung guest (saying where each vCPU is) and a killed
-# QEMU; TCG runs single-threaded unless asked otherwise
+# QEMU; TCG runs single-threaded unless asked otherwise; two runs at once
+# keep to their own state (status, output, failed console); VM_KERNEL picks
+# the kernel
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 12
+ktap_plan 17
 vmrun="$TOP/scripts/vm-run"
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+out2=$(mktemp)
+trap 'rm -f "$out" "$out2"' EXIT
 
 "$vmrun" --timeout 120 -- 'echo guest says $((6 * 7)); exit 3' > "$out" 2>&1
 rc=$?
@@ -56,4 +59,31 @@ wait $runner
 rc=$?
 ktap_expect "a killed QEMU fails the run" 125 "$rc"
 ktap_check "... saying the guest died" grep -q "guest died before reporting a status" "$out"
+
+# Two runs at once (run-tests boots one guest per core).
+"$vmrun" --timeout 120 -- 'echo first guest; exit 5' > "$out" 2>&1 &
+first=$!
+"$vmrun" --timeout 120 -- 'echo second guest; exit 6' > "$out2" 2>&1
+rc2=$?
+wait $first
+rc1=$?
+ktap_expect "two runs at once: each gets its own command's status" "5 6" "$rc1 $rc2"
+ktap_check "... and its own output" bash -c "grep -q 'first guest' '$out' && ! grep -q 'second guest' '$out' &&
+	grep -q 'second guest' '$out2' && ! grep -q 'first guest' '$out2'"
+# Two guests that panic at once, each after its own mark on the console.
+"$vmrun" --timeout 120 -- 'echo mark-one; echo c > /proc/sysrq-trigger; sleep 30' > "$out" 2>&1 &
+first=$!
+"$vmrun" --timeout 120 -- 'echo mark-two; echo c > /proc/sysrq-trigger; sleep 30' > "$out2" 2>&1
+wait $first
+own_console() { # OUTPUT MARK OTHER: the failed console named in OUTPUT has MARK, not OTHER
+	local f
+	f=$(sed -n 's/.*whole console in \([^;]*\);.*/\1/p' "$1")
+	[ -f "$f" ] && grep -q "$2" "$f" && ! grep -q "$3" "$f" && rm -f "$f"
+}
+ktap_check "two failed runs at once keep their own whole console" bash -c "
+	$(declare -f own_console); own_console '$out' mark-one mark-two && own_console '$out2' mark-two mark-one"
+VM_KERNEL=/nonexistent/bzImage "$vmrun" -- true > "$out" 2>&1
+rc=$?
+ktap_expect "VM_KERNEL picks the kernel" 2 "$rc"
+ktap_check "... and a missing one is named" grep -q "no kernel at /nonexistent/bzImage" "$out"
 ktap_finished
