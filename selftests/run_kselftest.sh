@@ -1,50 +1,68 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run_kselftest.sh TARGET...: run every test of the TARGET directories (their
-# Makefile's TEST_PROGS), each under the timeout of the directory's
-# 'settings' file, and print KTAP.  A test exits 0 (pass), 4 (skip) or
-# anything else (fail); its own KTAP lines are nested under '# '.
+# run_kselftest.sh ENTRY...: run selftests, each under the timeout of its
+# directory's 'settings' file, and print KTAP.  An ENTRY is a TARGET
+# directory (every test of its Makefile's TEST_PROGS, narrowed by $TESTS
+# when set) or one test, TARGET:PROG, optionally one part of a test that
+# splits its work, TARGET:PROG#K/N (the test gets KSFT_PART=K/N; e.g.
+# hostile/test_hostile_images.py writes its K-th share of the images).
+# A test exits 0 (pass), 4 (skip) or anything else (fail); its own KTAP
+# lines are nested under '# '.  After each result a line
+# '# time: SECONDS selftests: TARGET: PROG' says how long it took.
 # KSFT_TIMEOUT_SCALE=N multiplies every timeout (the debug kernel is slower).
 cd "$(dirname "$0")" || exit 1
 KSFT_SKIP=4
 
 tests=()
-for target in "$@"; do
+for entry in "$@"; do
+	case "$entry" in
+	*:*) tests+=("$entry"); continue ;;
+	esac
 	while IFS= read -r t; do
 		name=${t#*:}
 		if [ -n "${TESTS:-}" ] && ! grep -qw -- "$name" <<<"$TESTS"; then
 			continue
 		fi
 		tests+=("$t")
-	done < <(make -s --no-print-directory -C "$target" emit_tests)
+	done < <(make -s --no-print-directory -C "$entry" emit_tests)
 done
+
+now() { date +%s%N; }
 
 echo "TAP version 13"
 echo "1..${#tests[@]}"
 pass=0 fail=0 skip=0 n=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
-	dir=${t%%:*} prog=${t#*:}
+	dir=${t%%:*} prog=${t#*:} part=
+	case "$prog" in
+	*'#'*) part=${prog#*#} prog=${prog%%#*} ;;
+	esac
+	name="selftests: $dir: $prog${part:+ [part $part]}"
 	timeout=45
 	[ -f "$dir/settings" ] && . <(grep '^timeout=' "$dir/settings")
 	timeout=$((timeout * ${KSFT_TIMEOUT_SCALE:-1}))
-	echo "# selftests: $dir: $prog"
-	(cd "$dir" && timeout --foreground -k 10 "$timeout" "./$prog" 2>&1) | sed -u 's/^/# /'
+	echo "# $name"
+	start=$(now)
+	(cd "$dir" && KSFT_PART=$part timeout --foreground -k 10 "$timeout" "./$prog" 2>&1) |
+		sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
+	ms=$((($(now) - start) / 1000000))
 	if [ "$rc" -eq 0 ]; then
-		echo "ok $n selftests: $dir: $prog"
+		echo "ok $n $name"
 		pass=$((pass + 1))
 	elif [ "$rc" -eq $KSFT_SKIP ]; then
-		echo "ok $n selftests: $dir: $prog # SKIP"
+		echo "ok $n $name # SKIP"
 		skip=$((skip + 1))
 	elif [ "$rc" -eq 124 ]; then
-		echo "not ok $n selftests: $dir: $prog # TIMEOUT ${timeout} seconds"
+		echo "not ok $n $name # TIMEOUT ${timeout} seconds"
 		fail=$((fail + 1))
 	else
-		echo "not ok $n selftests: $dir: $prog # exit=$rc"
+		echo "not ok $n $name # exit=$rc"
 		fail=$((fail + 1))
 	fi
+	printf '# time: %d.%03d %s\n' $((ms / 1000)) $((ms % 1000)) "$name"
 done
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 [ $fail -eq 0 ]
