@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 # description: hostile images: HOSTILE_IMAGES (default 100000) random and
-# mutated images written to the filter files of a tracepoint, a kprobe, a
+# mutated images (with KSFT_PART=K/N, the K-th of N equal shares of them, so
+# that run-tests can spread them over its guests) written to the filter files of a tracepoint, a kprobe, a
 # kretprobe and a kprobe in an instance while the events fire; a rejected
 # write leaves the previous filter as it was, the kernel agrees with the
 # user-space checker, and the events work afterwards
@@ -19,7 +20,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "filters"))
 from common import *    # noqa: E402,F403  selftests/filters/common.py
 
-COUNT = int(os.environ.get("HOSTILE_IMAGES", "100000"))
+TOTAL = int(os.environ.get("HOSTILE_IMAGES", "100000"))
+PART, PARTS = (int(x) for x in (os.environ.get("KSFT_PART") or "1/1").split("/"))
+COUNT = TOTAL // PARTS + (PART <= TOTAL % PARTS)
 SEED = int(os.environ.get("HOSTILE_SEED", "0")) or time.time_ns() % 2**32
 TFC = os.path.join(TOP, "build", "bin", "trace_filter_check")
 REJECT_ERRNOS = {ERRNO.EINVAL, ERRNO.EACCES, ERRNO.E2BIG, ERRNO.ENOMEM}
@@ -28,7 +31,9 @@ HDR = 16
 
 k = need_root_and_bpf64(14)
 rng = random.Random(SEED)      # the writers have their own
-print("# seed %d (HOSTILE_SEED=%d reproduces the images), %d images" % (SEED, SEED, COUNT))
+print("# seed %d (HOSTILE_SEED=%d%s reproduces the images), %d images%s" % (
+    SEED, SEED, " KSFT_PART=%d/%d" % (PART, PARTS) if PARTS > 1 else "", COUNT,
+    " (part %d of %d of %d)" % (PART, PARTS, TOTAL) if PARTS > 1 else ""))
 
 # ---- the events ------------------------------------------------------------
 kp = path("kprobe_events")
@@ -325,7 +330,7 @@ tfc_ok = os.access(TFC, os.X_OK)
 def writer(wid, names, count):
     """Write count images to the filter files of names; the findings."""
     global rng
-    rng = random.Random(SEED + wid)
+    rng = random.Random(SEED + WRITERS * (PART - 1) + wid)   # each part its own
     os.sched_setaffinity(0, {wid % os.cpu_count()})
     res = dict(accepted=0, rejected=0, images_compared=0, tfc=0, by_errno={}, bad_errno=[],
                changed=[], not_shown=[], image_diff=[], tables_diff=[], tfc_disagree=[])
