@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Count test results in KTAP logs and print 'N passed, N failed[, N skipped]'.
+"""ktap-summary.py [--slowest N] LOG...: count test results in KTAP logs and
+print 'N passed, N failed[, N skipped]', after the N slowest tests.
 
-Each log is either a host test (its own KTAP, then 'exit=N') or the guest's
-kselftest run (top-level results with each test's KTAP nested under '# ').
+Each log is either a host test (its own KTAP, then 'exit=N' and 'time=S'),
+or, when its name starts with 'guest', a kselftest run (top-level results
+with each test's KTAP nested under '# ', each result followed by
+'# time: S NAME').
 Leaf results are counted; a test that failed without a failing leaf (it
 crashed, timed out, bailed out, or its plan did not match) counts as one
 failure, so nothing that went wrong can vanish from the total.  Exit status
@@ -34,12 +37,14 @@ def count_block(lines):
     return counts, bailed
 
 
-def host_log(lines):
+def host_log(lines, times, name):
     exit_code = 1
     body = []
     for line in lines:
         if line.startswith("exit="):
             exit_code = int(line[5:] or 1)
+        elif line.startswith("time="):
+            times.append((float(line[5:]), "host: " + name))
         else:
             body.append(line)
     counts, bailed = count_block(body)
@@ -51,7 +56,7 @@ def host_log(lines):
     return counts, [] if not failed else ["exit %d" % exit_code]
 
 
-def guest_log(lines):
+def guest_log(lines, times, name):
     totals = {"pass": 0, "fail": 0, "skip": 0}
     problems = []
     nested = []
@@ -65,6 +70,10 @@ def guest_log(lines):
         m = re.match(r"^1\.\.(\d+)$", line)
         if m and not saw_plan:
             saw_plan, planned = True, int(m.group(1))
+            continue
+        m = re.match(r"^# time: ([0-9.]+) (.*)$", line)
+        if m:
+            times.append((float(m.group(1)), m.group(2)))
             continue
         if line.startswith("# "):
             nested.append(line[2:])
@@ -94,15 +103,27 @@ def guest_log(lines):
 
 
 def main():
+    args = sys.argv[1:]
+    slowest = 0
+    if args[:1] == ["--slowest"]:
+        slowest, args = int(args[1]), args[2:]
     totals = {"pass": 0, "fail": 0, "skip": 0}
-    for path in sys.argv[1:]:
+    times = []
+    for path in args:
         lines = open(path, errors="replace").read().splitlines()
         name = path.rsplit("/", 1)[-1][:-4]
-        counts, problems = (guest_log if name == "guest" else host_log)(lines)
+        if name.startswith("host-"):
+            name = name[5:]
+        counts, problems = (guest_log if name.startswith("guest") else host_log)(
+            lines, times, name)
         for k in totals:
             totals[k] += counts[k]
         for p in problems:
             print("FAILED: %s: %s" % (name, p))
+    if slowest and times:
+        print("the %d slowest tests:" % min(slowest, len(times)))
+        for secs, test in sorted(times, reverse=True)[:slowest]:
+            print("  %4d:%02d  %s" % (secs // 60, secs % 60, test))
     summary = "%d passed, %d failed" % (totals["pass"], totals["fail"])
     if totals["skip"]:
         summary += ", %d skipped" % totals["skip"]
