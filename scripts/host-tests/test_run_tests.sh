@@ -33,7 +33,8 @@ t() { # FILE BODY: a selftest in KTAP
 t "$st/a/test_pass.sh" 'ktap_pass "passes"'
 t "$st/a/test_skip.sh" 'ktap_skip "cannot run here"'
 t "$st/a/test_after.sh" 'ktap_pass "runs after a crash"'
-t "$st/a/test_crash.sh" 'echo "# about to crash"; echo c > /proc/sysrq-trigger; sleep 30'
+# (the sleep lets its line through the serial console before the panic)
+t "$st/a/test_crash.sh" 'echo "# about to crash"; sleep 2; echo c > /proc/sysrq-trigger; sleep 30'
 t "$st/b/test_b1.sh" 'sleep 3; ktap_pass "b1"'
 t "$st/b/test_b2.sh" 'sleep 3; ktap_pass "b2"'
 h() { # FILE BODY: a host test in KTAP
