@@ -7,10 +7,11 @@
 # --hist, --sort).  Nothing is attached: the host kernel is never touched.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-perf=$TOP/build/perf/perf
+perf=${PERF:-$TOP/build/perf/perf}
 ex=$TOP/build/tools/bpf64/examples
 vmlinux=$TOP/build/kbuild/vmlinux
 uapi=$TOP/build/linux/tools/include/uapi
+exc=$TOP/build/linux/tools/bpf64/examples/c
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -25,7 +26,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 64
+ktap_plan 92
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -69,10 +70,11 @@ out=$(bf --check "$work/misaligned.bpf")
 ktap_expect "a misaligned context read is rejected (exit 1)" 1 $?
 ktap_check "... naming the instruction and the access" \
 	grep -q "insn 1: (d9) r6 = \*(u64 \*)(r1 +105): invalid ctx access off=105 size=8" <<<"$out"
-ktap_check "... and the errno" grep -q "misaligned.bpf: rejected: Permission denied (-13)" <<<"$out"
+ktap_check "... and why, not as a permission problem" grep -q "misaligned.bpf: rejected: unsafe program (EACCES)\$" <<<"$out"
 out=$(bf --check "$work/opcode.bpf")
 ktap_expect "an unknown opcode is rejected (exit 1)" 1 $?
 ktap_check "... saying so" grep -q "insn 2: (ff) invalid opcode: unknown opcode ff" <<<"$out"
+ktap_check "... a malformed program (EINVAL)" grep -q "opcode.bpf: rejected: malformed program (EINVAL)\$" <<<"$out"
 bf --check "$work/nonexistent.bpf" > /dev/null 2> "$work/err"
 ktap_expect "an unreadable image exits 2" 2 $?
 ktap_check "... saying why" grep -q "cannot use image .*nonexistent.bpf: No such file or directory" "$work/err"
@@ -143,8 +145,8 @@ ktap_check "--arg selects an argument and resolves register names" bash -c "
 	grep -qE '^ +%ax +ctx\+80\$' <<<'$out'"
 
 # --- DWARF: members, compared with perf probe ----------------------------
-bf --vmlinux "$vmlinux" -m sk_buff.dev -m sk_buff.len -m 'struct sk_buff.protocol' \
-	-m net_device.name --json > "$work/m.json"
+bf --vmlinux "$vmlinux" --member sk_buff.dev --member sk_buff.len --member 'struct sk_buff.protocol' \
+	--member net_device.name --json > "$work/m.json"
 ktap_expect "--member --json exits 0" 0 $?
 for m in dev:0 len:1 protocol:2; do
 	name=${m%:*} i=${m#*:}
@@ -154,36 +156,56 @@ for m in dev:0 len:1 protocol:2; do
 done
 ktap_expect "net_device.name is char[16]" "char[16] 0 16" \
 	"$(json "j['members'][3]['type'], j['members'][3]['offset'], j['members'][3]['size']" "$work/m.json")"
-out=$(bf --vmlinux "$vmlinux" -m sk_buff.headers.protocol -m sk_buff.pkt_type)
+out=$(bf --vmlinux "$vmlinux" --member sk_buff.headers.protocol --member sk_buff.pkt_type)
 ktap_check "--member follows nested and anonymous members, reports bitfields" bash -c "
 	grep -qE '^ +sk_buff.headers.protocol +__be16 +$(json "j['members'][2]['offset']" "$work/m.json") +2\$' <<<'$out' &&
 	grep -qE '^ +sk_buff.pkt_type +__u8 +[0-9]+ +1 \(bits 0..2 ' <<<'$out'"
-bf --vmlinux "$vmlinux" -m sk_buff.dev.name > /dev/null 2> "$work/err"
+bf --vmlinux "$vmlinux" --member sk_buff.dev.name > /dev/null 2> "$work/err"
 ktap_expect "--member through a pointer fails" 1 $?
 ktap_check "... saying it is a pointer" grep -q "sk_buff.dev is a pointer (struct net_device \*)" "$work/err"
-bf --vmlinux "$vmlinux" -m sk_buff.nosuch > /dev/null 2> "$work/err"
+bf --vmlinux "$vmlinux" --member sk_buff.nosuch > /dev/null 2> "$work/err"
 ktap_check "--member of a missing member says so" grep -q "struct sk_buff has no member nosuch" "$work/err"
 
 # --- DWARF: errors --------------------------------------------------------
-bf --kprobe ip_local_deliver_finish --vmlinux "$vmlinux" > /dev/null 2> "$work/err"
-ktap_expect "a function inlined everywhere fails" 1 $?
-ktap_check "... saying where it is inlined" bash -c "
-	grep -q 'ip_local_deliver_finish is inlined everywhere' '$work/err' &&
-	grep -q '^  ip_local_deliver+[0-9]* at ' '$work/err'"
-bf --kprobe dst_discard --vmlinux "$vmlinux" > /dev/null 2> "$work/err"
-ktap_check "a function with several static copies fails, listing them" bash -c "
-	grep -q 'dst_discard has 4 out-of-line copies' '$work/err' &&
-	[ \$(grep -c '^  dst_discard+0 at ' '$work/err') -eq 4 ]"
-bf --kprobe no_such_function --vmlinux "$vmlinux" > /dev/null 2> "$work/err"
-ktap_check "a function without DWARF: no DWARF for FUNC in PATH; use --vmlinux" \
-	grep -q "^no DWARF for no_such_function in $vmlinux; use --vmlinux$" "$work/err"
+out=$(bf --kprobe ip_local_deliver_finish -k "$vmlinux")
+ktap_expect "a function inlined everywhere: its places, as perf probe finds them" 0 $?
+ktap_check "... where it is inlined, and skb there" bash -c "
+	grep -q '^ip_local_deliver_finish: kprobe at 1 place it is inlined at (net/ipv4/ip_input.c:[0-9]*)' <<<'$out' &&
+	grep -qE '^  0 +ip_local_deliver\+[0-9]+ +0x[0-9a-f]+ +net/ipv4/ip_input.c\$' <<<'$out' &&
+	grep -qE '^  skb +struct sk_buff \* +%[a-z0-9]+ +ctx\+[0-9]+\$' <<<'$out'"
+bf --kretprobe ip_local_deliver_finish -k "$vmlinux" > /dev/null 2> "$work/err"
+ktap_check "... it has no kretprobe, saying so" grep -q "ip_local_deliver_finish is inlined everywhere in $vmlinux: it does not return, there is no kretprobe" "$work/err"
+out=$(bf --kprobe dst_discard -k "$vmlinux")
+ktap_expect "a static inline with several out-of-line copies: listed (exit 0)" 0 $?
+ktap_check "... each copy with its file, skb in di at all of them" bash -c "
+	grep -q '^dst_discard: kprobe at 4 out-of-line copies (include/net/dst.h:[0-9]*)' <<<'$out' &&
+	for f in net/core/dst.c net/ipv4/route.c net/ipv6/route.c net/ipv6/exthdrs.c; do
+		grep -qE \"^  [0-3] +dst_discard\\+0 +0x[0-9a-f]+ +\$f\\\$\" <<<'$out' || exit 1; done &&
+	grep -qE '^  skb +struct sk_buff \* +%di +ctx\+112\$' <<<'$out'"
+bf --kprobe dst_discard -k "$vmlinux" --json > "$work/copies.json"
+ktap_check "... --json: the points, their files and the locations at each" python3 - "$work/copies.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))['probe']
+assert len(p['points']) == 4 and len({x['address'] for x in p['points']}) == 4, p
+assert all(x['locations'] == ['%di'] and not x['inlined'] for x in p['points']), p
+assert p['args'][0]['ctx_offset'] == 112 and p['args'][0]['differs'] is False, p
+PY
+bf --kprobe dst_discard -k "$vmlinux" --gen-header - | grep -qP '^#define ARG_skb\t112\t'
+ktap_expect "... --gen-header: ARG_skb, the same for every copy" 0 $?
+bf --kprobe no_such_function -k "$vmlinux" > /dev/null 2> "$work/err"
+ktap_check "a function that does not exist says so, not 'use --vmlinux'" \
+	grep -q "^no_such_function: no such function in the DWARF of $vmlinux\$" "$work/err"
+bf --event net:nosuch -k "$vmlinux" > /dev/null 2> "$work/err"
+ktap_expect "--event net:nosuch fails" 1 $?
+ktap_check "... saying the tracepoint does not exist" \
+	grep -q "^tracepoint net:nosuch does not exist in $vmlinux: it has no __traceiter_nosuch\$" "$work/err"
 bf --kprobe consume_skb --vmlinux "$work/nonexistent" > /dev/null 2> "$work/err"
 ktap_check "a missing --vmlinux says so" grep -q "cannot read $work/nonexistent" "$work/err"
 bf --kprobe consume_skb --vmlinux "$ex/filter_ex1.bpf" > /dev/null 2> "$work/err"
-ktap_check "a file without DWARF says so" grep -q "no DWARF in $ex/filter_ex1.bpf" "$work/err"
+ktap_check "a file without DWARF says so" grep -q "no DWARF in $ex/filter_ex1.bpf: give -k a vmlinux built with CONFIG_DEBUG_INFO" "$work/err"
 
 # --- --gen-header, used by a filter written as an instruction array ------
-bf --event net:netif_receive_skb --vmlinux "$vmlinux" -m sk_buff.dev \
+bf --event net:netif_receive_skb --vmlinux "$vmlinux" --member sk_buff.dev \
 	--gen-header "$work/offsets.h" > /dev/null
 ktap_check "--gen-header defines ARG_skb and OFF_sk_buff__dev" bash -c "
 	grep -qP '^#define ARG_skb\t104\t' '$work/offsets.h' &&
@@ -258,15 +280,129 @@ ktap_expect "--hist 0 counts each key as many times as its value" \
 	"[('[0]', 2), ('[1]', 5), ('[2, 4)', 10), ('[4, 8)', 0), ('[8, 16)', 0), ('[16, 32)', 0), ('[32, 64)', 0), ('[64, 128)', 1)]" \
 	"$(json '[(b["label"], b["count"]) for b in j["tables"][0]["hist"]["buckets"]]' "$work/t.json")"
 out=$(bf --tables-file "$work/tables" --table 0:key=u64,value=u64 --hist 0)
-ktap_check "--hist draws bpftrace's bars" \
-	grep -qE '^\[2, 4\) +10 \|@{52}\|$' <<<"$out"
+ktap_check "--hist draws perf ftrace latency's histogram" bash -c "
+	grep -qE '^# +KEY \| +COUNT \| GRAPH +\|\$' <<<'$out' &&
+	grep -qE '^ +2 - 4 +\| +10 \| #{25} +\|\$' <<<'$out' &&
+	grep -qE '^ +64 - 128 +\| +1 \| ## +\|\$' <<<'$out' && ! grep -q '128 - 256' <<<'$out'"
 bf --tables-file "$work/tables" --table 0:key=u9 > /dev/null 2> "$work/err"
 ktap_check "an unknown --table type is refused" grep -q "unknown type 'u9'" "$work/err"
+
+# --- JSON: valid for a parser, every table type, UTF-8 as it is ----------
+python3 - "$work" <<'PY'
+import struct, sys
+out = []
+def table(tid, ks, vs, entries):
+    out.append("table %d type hash key_size %d elem_size %d max_entries 64 entries %d"
+               % (tid, ks, vs, len(entries)))
+    out.extend("key %s value %s" % (k.hex(), v.hex()) for k, v in entries)
+q = lambda f, *v: struct.pack('<' + f, *v)
+table(0, 1, 1, [(q('B', 200), q('b', -3))])                      # u8, s8
+table(1, 2, 2, [(q('H', 60000), q('h', -300))])                  # u16, s16
+table(2, 4, 4, [(q('I', 4000000000), q('i', -70000))])           # u32, s32
+table(3, 8, 8, [(q('Q', 2**64 - 1), q('q', -2**63))])            # u64, s64
+table(4, 8, 4, [(q('Q', 0xdeadbeef), q('I', 0xff))])             # hex, hex
+table(5, 8, 8, [(q('Q', 0xffffffff81000000), bytes(range(8)))])  # ptr, bytes
+s16 = lambda b: b.ljust(16, b'\0')[:16]
+table(6, 16, 16, [(s16('été 日本'.encode()), s16(b'a\x01\x1f\x7f"\\\n\tz')),
+                  (s16(b'\xff\xc3(x\xed\xa0\x80'), s16(b''))])    # str, str
+open(sys.argv[1] + '/types', 'w').write('\n'.join(out) + '\n')
+PY
+bf --tables-file "$work/types" --json --table 0:key=u8,value=s8 --table 1:key=u16,value=s16 \
+	--table 2:key=u32,value=s32 --table 3:key=u64,value=s64 --table 4:key=hex,value=hex \
+	--table 5:key=ptr,value=bytes --table 6:key=str,value=str > "$work/types.json"
+ktap_expect "--json of every table type: exit 0" 0 $?
+ktap_check "... a strict JSON parser reads it, with the values of each type" python3 - "$work/types.json" <<'PY'
+import json, sys
+raw = open(sys.argv[1], 'rb').read()
+raw.decode('utf-8')                         # valid UTF-8
+j = json.loads(raw, strict=True)            # no raw control characters
+e = {t['id']: t['entries'][0] for t in j['tables']}
+assert (e[0]['key'], e[0]['value']) == (200, -3), e[0]
+assert (e[1]['key'], e[1]['value']) == (60000, -300), e[1]
+assert (e[2]['key'], e[2]['value']) == (4000000000, -70000), e[2]
+assert (e[3]['key'], e[3]['value']) == (2**64 - 1, -2**63), e[3]
+assert (e[4]['key'], e[4]['value']) == ('0xdeadbeef', '0xff'), e[4]
+assert isinstance(e[5]['key'], str) and e[5]['key'], e[5]          # symbol+off
+assert e[5]['value'] == '0001020304050607', e[5]
+t6 = [t for t in j['tables'] if t['id'] == 6][0]['entries']
+assert t6[0]['key'] == 'été 日本', t6[0]                          # UTF-8 passes
+assert t6[0]['value'] == 'a\x01\x1f\x7f"\\\n\tz', t6[0]           # controls escaped
+assert t6[1]['key'] == '\u00ff\u00c3(x\u00ed\u00a0\u0080', t6[1]  # not UTF-8: bytes
+PY
+ktap_check "... control characters are escaped, UTF-8 is not" bash -c "
+	grep -qF '\"value\":\"a\\u0001\\u001f\\u007f\\\"\\\\\\n\\tz\"' '$work/types.json' &&
+	grep -qF '\"key\":\"été 日本\"' '$work/types.json'"
+out=$(bf --tables-file "$work/types" --table 6:key=str,value=str)
+ktap_check "text output: UTF-8 as it is, other bytes as \\xNN" bash -c "
+	grep -qF 'été 日本' <<<'$out' && grep -qF '\\xff\\xc3(x' <<<'$out'"
+
+# --- perf's conventions: options, privileges, messages -------------------
+help=$("$perf" bpf-filter -h 2>&1)
+ktap_check "-k is --vmlinux, as in perf probe" grep -qE '^ +-k, --vmlinux <file>' <<<"$help"
+no_d_m() { ! grep -qE '^ +-[dm], ' <<<"$help"; }
+ktap_check "-d and -m are not used (perf probe's --del and --module)" no_d_m
+bf --tables-file "$work/tables" -d 1 > /dev/null 2> "$work/err"
+ktap_expect "the old -d is refused" 129 $?
+in_ms() {
+	grep -qE -- '-I, --interval <n> +print the tables every this many milliseconds' <<<"$help" &&
+	grep -qE -- '--timeout <n> +stop after this many milliseconds' <<<"$help"
+}
+ktap_check "-I and --timeout are in milliseconds, as in perf stat" in_ms
+bf --event net:netif_receive_skb "$ex/filter_ex1.bpf" -I 5 > /dev/null 2> "$work/err"
+ktap_check "-I below 10 ms is refused, as by perf stat" grep -q -- "--interval must be >= 10 ms" "$work/err"
+bf --tables-file "$work/tables" --sort none > /dev/null
+ktap_expect "--sort none is accepted (documented)" 0 $?
+bf --tables-file "$work/tables" --table 1:value=u64 > /dev/null 2> "$work/err"
+ktap_check "a value that does not fit its --table type is warned about" grep -q "table 1: the value is 4 bytes" "$work/err"
+bf --tables-file "$work/tables" --table 1:value=u64 -q > /dev/null 2> "$work/err"
+ktap_check "-q silences warnings (perf_quiet_option())" bash -c "[ ! -s '$work/err' ]"
+chmod 755 "$work"
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all env HOME=/ "$perf" bpf-filter "$@"; }
+if command -v setpriv > /dev/null; then
+	nobody --event net:netif_receive_skb "$work/nonexistent.bpf" > /dev/null 2> "$work/err"
+	ktap_check "without privileges: a missing image is reported, not the privileges" bash -c "
+		grep -q 'cannot use image .*nonexistent.bpf: No such file or directory' '$work/err' &&
+		! grep -q CAP_ '$work/err'"
+	nobody --event net:netif_receive_skb "$work/text.bpf" > /dev/null 2> "$work/err"
+	ktap_check "... a file that is not an image too" bash -c "
+		grep -q 'not a BPF64 image' '$work/err' && ! grep -q CAP_ '$work/err'"
+	nobody --event net:netif_receive_skb "$work/misaligned.bpf" > /dev/null 2> "$work/err"
+	ktap_expect "... and an image the checker rejects: exit 1" 1 $?
+	ktap_check "... with the checker's reason, not the privileges" bash -c "
+		grep -q 'insn 1: .*invalid ctx access off=105' '$work/err' &&
+		grep -q 'misaligned.bpf: rejected: unsafe program (EACCES)' '$work/err' && ! grep -q CAP_ '$work/err'"
+	nobody --event net:netif_receive_skb "$ex/filter_ex1.bpf" > /dev/null 2> "$work/err"
+	ktap_check "a good image: CAP_PERFMON or CAP_SYS_ADMIN, as perf ftrace says" \
+		grep -q "^attaching a filter needs the CAP_PERFMON or CAP_SYS_ADMIN capability: it writes the event's filter in tracefs.\$" "$work/err"
+	nobody --readback net:netif_receive_skb > /dev/null 2> "$work/err"
+	ktap_check "--readback reads: its message does not say it changes tracefs" bash -c "
+		grep -q '^--readback needs the CAP_PERFMON or CAP_SYS_ADMIN capability: filter_image files are readable only with it.\$' '$work/err' &&
+		! grep -q 'changes' '$work/err'"
+else
+	for i in 1 2 3 4 5 6; do ktap_skip "no setpriv"; done
+fi
+if command -v clang > /dev/null; then
+	bf -k "$vmlinux" --check "$exc/filter_ex2.c" > /dev/null 2> "$work/err"
+	ktap_check "a C filter reading ARG_skb without --event: a hint after clang's error" bash -c "
+		grep -q \"use of undeclared identifier 'ARG_skb'\" '$work/err' &&
+		grep -q '^hint: .*filter_ex2.c reads arguments (BPF64_ARG(), ARG_<name>): their offsets are those of the event;\$' '$work/err' &&
+		grep -q -- '--event SYS:EVENT, --kprobe FUNC or --kretprobe FUNC' '$work/err'"
+	out=$(bf -k "$vmlinux" --event net:netif_receive_skb --check "$exc/filter_ex2.c" 2>&1)
+	ktap_check "... with --event it compiles, through perf's llvm-utils" \
+		grep -q "filter_ex2.c: accepted: " <<<"$out"
+	printf '[llvm]\n\tclang-path = no-such-clang\n' > "$work/perfconfig"
+	PERF_CONFIG="$work/perfconfig" "$perf" bpf-filter -k "$vmlinux" --event net:netif_receive_skb \
+		--check "$exc/filter_ex2.c" > /dev/null 2> "$work/err"
+	ktap_check "perf config llvm.clang-path is the clang it runs" \
+		grep -q "unable to find clang" "$work/err"
+else
+	for i in 1 2 3; do ktap_skip "no clang"; done
+fi
 
 # --- the command ---------------------------------------------------------
 out=$("$perf" bpf-filter --list-opts)
 ktap_check "bash completion lists the options" bash -c "
-	for o in --event --kprobe --kretprobe --check --disasm --readback --member --gen-header --table --hist --json --duration --interval; do
+	for o in --event --kprobe --kretprobe --check --disasm --readback --member --gen-header --table --hist --json --timeout --interval --vmlinux --clang-path --clang-opt; do
 		grep -q -- \"\$o \" <<<'$out' || exit 1; done"
 ktap_check "perf bpf-filter -h shows every option" bash -c "
 	'$perf' bpf-filter -h 2>&1 | grep -q -- '--gen-header <FILE>'"

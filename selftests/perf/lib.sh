@@ -87,7 +87,7 @@ state() {
 # tracepoint's first argument (ctx offset from the argument listing),
 # skb->dev from --member sk_buff.dev (the examples have 2013's 32).
 make_seed_images() {
-	bf --event net:netif_receive_skb -m sk_buff.dev --json --vmlinux "$VMLINUX" \
+	bf --event net:netif_receive_skb --member sk_buff.dev --json -k "$VMLINUX" \
 		> "$WORK/offsets.json" || return 1
 	ARG_SKB=$(json 'j["probe"]["args"][0]["ctx_offset"]' "$WORK/offsets.json")
 	OFF_DEV=$(json 'j["members"][0]["offset"]' "$WORK/offsets.json")

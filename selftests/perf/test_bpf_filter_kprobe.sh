@@ -34,11 +34,11 @@ before=$(state)
 bf --vmlinux "$VMLINUX" --kprobe 'do_sys_openat2 dfd filename=filename:x64 how=how:x64' "$WORK/args.bpf" -- cat /etc/hostname \
 	> "$WORK/out" 2> "$WORK/err"
 ktap_expect "--kprobe with arguments and a filter, running cat: exit 0" 0 $?
-ktap_check "it created the kprobe in its group" \
-	grep -q "created the kprobe event bpf_filter:do_sys_openat2_[0-9]* on do_sys_openat2" "$WORK/err"
+ktap_check "it created the kprobe in its group, bpf_filter_<pid>" \
+	grep -q "created the kprobe event bpf_filter_[0-9]*:do_sys_openat2 on do_sys_openat2" "$WORK/err"
 ktap_check "the filter's values are the event's, for every open" \
 	python3 "$HERE/pairs.py" "$WORK/out" \
-	'do_sys_openat2_[0-9]+: \(.*\) dfd=(-?[0-9]+) filename=(0x[0-9a-f]+) how=(0x[0-9a-f]+)' \
+	' do_sys_openat2: \(.*\) dfd=(-?[0-9]+) filename=(0x[0-9a-f]+) how=(0x[0-9a-f]+)' \
 	': A (-?[0-9]+) (?P<h1>[0-9a-f]+) (?P<h2>[0-9a-f]+)\s*$' 3
 ktap_check "... AT_FDCWD (-100) among them" grep -q ": A -100 " "$WORK/out"
 ktap_expect "the kprobe, the instance and the top-level event are as before" "$before" "$(state)"

@@ -68,8 +68,8 @@ echo 0 > "$E/filter"
 before=$(state)
 "$PERF" bpf-filter --kprobe do_sys_openat2 "$WORK/filter_ex1.bpf" > /dev/null 2>&1 &
 pid=$!
-wait_until 60 enabled_in $pid bpf_filter/do_sys_openat2_$pid
-ktap_check "the kprobe exists while it runs" grep -q "bpf_filter/do_sys_openat2_$pid " "$TRACEFS/kprobe_events"
+wait_until 60 enabled_in $pid bpf_filter_$pid/do_sys_openat2
+ktap_check "the kprobe exists while it runs" grep -q "bpf_filter_$pid/do_sys_openat2 " "$TRACEFS/kprobe_events"
 kill -TERM $pid
 wait $pid
 ktap_expect "SIGTERM: exit 0, the kprobe and the instance are gone" "0 $before" "$? $(state)"
@@ -81,35 +81,35 @@ ktap_expect "a rejected image on a kprobe: exit 1, the kprobe deleted" "1 $befor
 # --- killed runs: the next run cleans up ------------------------------------
 "$PERF" bpf-filter --kprobe do_sys_openat2 "$WORK/filter_ex1.bpf" > /dev/null 2>&1 &
 dead1=$!
-wait_until 60 enabled_in $dead1 bpf_filter/do_sys_openat2_$dead1
+wait_until 60 enabled_in $dead1 bpf_filter_$dead1/do_sys_openat2
 kill -KILL $dead1
 wait $dead1 2> /dev/null
 ktap_check "SIGKILL leaves the kprobe and its instance behind" bash -c "
-	[ -d $(instance_of $dead1) ] && grep -q 'bpf_filter/do_sys_openat2_$dead1 ' $TRACEFS/kprobe_events"
-top_enabled() { [ "$(cat "$TRACEFS/events/bpf_filter/$1/enable" 2> /dev/null)" = 1 ]; }
+	[ -d $(instance_of $dead1) ] && grep -q 'bpf_filter_$dead1/do_sys_openat2 ' $TRACEFS/kprobe_events"
+top_enabled() { [ "$(cat "$TRACEFS/events/$1/enable" 2> /dev/null)" = 1 ]; }
 "$PERF" bpf-filter --global --kprobe getname_flags "$WORK/filter_ex1.bpf" > /dev/null 2> "$WORK/err2" &
 dead2=$!
-wait_until 60 top_enabled getname_flags_$dead2
+wait_until 60 top_enabled bpf_filter_$dead2/getname_flags
 kill -KILL $dead2
 wait $dead2 2> /dev/null
 ktap_check "the next run removed that instance and kprobe" bash -c "
 	grep -q 'removing the trace instance perf-bpf-filter-$dead1 of a perf bpf-filter that is gone' '$WORK/err2' &&
-	grep -q 'removing the kprobe bpf_filter:do_sys_openat2_$dead1 ' '$WORK/err2' &&
-	[ ! -d $(instance_of $dead1) ] && ! grep -q 'do_sys_openat2_$dead1 ' $TRACEFS/kprobe_events"
-ktap_check "SIGKILL of a --global run leaves its kprobe enabled at the top level" top_enabled getname_flags_$dead2
-bf --event net:netif_receive_skb "$WORK/filter_ex1.bpf" -d 1 > /dev/null 2> "$WORK/err"
+	grep -q 'removing the kprobe bpf_filter_$dead1:do_sys_openat2\$' '$WORK/err2' &&
+	[ ! -d $(instance_of $dead1) ] && ! grep -q 'bpf_filter_$dead1/' $TRACEFS/kprobe_events"
+ktap_check "SIGKILL of a --global run leaves its kprobe enabled at the top level" top_enabled bpf_filter_$dead2/getname_flags
+bf --event net:netif_receive_skb "$WORK/filter_ex1.bpf" --timeout 1000 > /dev/null 2> "$WORK/err"
 ktap_expect "the next run: exit 0" 0 $?
 ktap_check "... disables and removes that kprobe" \
-	grep -q "removing the kprobe bpf_filter:getname_flags_$dead2 " "$WORK/err"
+	grep -q "removing the kprobe bpf_filter_$dead2:getname_flags\$" "$WORK/err"
 ktap_expect "nothing of theirs is left" "$before" "$(state)"
 
 # --- a live run's kprobe is not stale ---------------------------------------
 "$PERF" bpf-filter --kprobe do_sys_openat2 "$WORK/filter_ex1.bpf" > /dev/null 2>&1 &
 live=$!
-wait_until 60 enabled_in $live bpf_filter/do_sys_openat2_$live
-bf --event net:netif_receive_skb "$WORK/filter_ex1.bpf" -d 1 > /dev/null 2>&1
+wait_until 60 enabled_in $live bpf_filter_$live/do_sys_openat2
+bf --event net:netif_receive_skb "$WORK/filter_ex1.bpf" --timeout 1000 > /dev/null 2>&1
 ktap_check "another run leaves a live run's kprobe and instance alone" bash -c "
-	[ -d $(instance_of $live) ] && grep -q 'bpf_filter/do_sys_openat2_$live ' $TRACEFS/kprobe_events"
+	[ -d $(instance_of $live) ] && grep -q 'bpf_filter_$live/do_sys_openat2 ' $TRACEFS/kprobe_events"
 kill -INT $live
 wait $live
 ktap_expect "... which cleans up after itself" "$before" "$(state)"
