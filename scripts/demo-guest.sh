@@ -52,9 +52,11 @@ run "$PERF" bpf-filter --disasm filter_ex1.bpf
 
 step "2. What a filter on net:netif_receive_skb can read, from this kernel's DWARF"
 run pf --event net:netif_receive_skb --member sk_buff.dev --member net_device.name
+echo "# a static inline of include/net/dst.h: its out-of-line copies, each a kprobe event"
+run pf --kprobe dst_discard
 
 step "3. The RFC's images, run: its offsets (skb in ctx+104, skb->dev at +32) rewritten for this kernel"
-pf --event net:netif_receive_skb -m sk_buff.dev --json > offsets.json
+pf --event net:netif_receive_skb --member sk_buff.dev --json > offsets.json
 arg=$(python3 -c 'import json; print(json.load(open("offsets.json"))["probe"]["args"][0]["ctx_offset"])')
 dev=$(python3 -c 'import json; print(json.load(open("offsets.json"))["members"][0]["offset"])')
 for f in filter_ex1 filter_ex2; do
@@ -83,7 +85,20 @@ step "7. vfs_write() calls per task, in a table, with a log2 histogram of the co
 run pf --kprobe vfs_write task_calls.c --table 0:key=hex,value=u64 --sort value --hist 0:value -q \
 	-- sh -c 'for i in 1 2 3; do echo x > /dev/null; done; python3 writes.py'
 
-step "8. The kernel interface underneath: the filter file"
+step "8. Without a vmlinux with DWARF (a distribution kernel): the types from BTF"
+# /lib/modules/$(uname -r) hidden in a mount namespace: perf finds no vmlinux
+nodwarf() { unshare -m bash -c 'mount -t tmpfs none "/lib/modules/$(uname -r)" && exec "$@"' nodwarf "$@"; }
+if [ -r /sys/kernel/btf/vmlinux ] && "$PERF" bpf-filter -h 2>&1 | grep -q -- --btf; then
+	echo "(/lib/modules/$(uname -r) hidden: no vmlinux with DWARF)"
+	run nodwarf "$PERF" bpf-filter --event net:netif_receive_skb --member sk_buff.dev
+	run nodwarf "$PERF" bpf-filter --kprobe 'vfs_write count'
+	run nodwarf "$PERF" bpf-filter --event net:netif_receive_skb filter_ex2.c \
+		--table 0:key=ptr,value=u64 -- ping -c 3 -i 0.2 -q 127.0.0.1
+else
+	echo "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF), or perf without libbpf"
+fi
+
+step "9. The kernel interface underneath: the filter file"
 ev=$T/events/net/netif_receive_skb
 run pf --event net:netif_receive_skb --check filter_ex2.c -o filter_ex2_6.1.bpf
 run sh -c "cat filter_ex2_6.1.bpf > $ev/filter"
@@ -93,7 +108,7 @@ echo "# cat $ev/filter_tables"; cat "$ev/filter_tables"
 run cmp filter_ex2_6.1.bpf "$ev/filter_image"
 echo "filter_image reads back the attached image byte for byte"
 
-step "9. A bad image is refused with an errno and a message; the filter in place stays"
+step "10. A bad image is refused with an errno and a message; the filter in place stays"
 python3 - <<'EOF'
 import struct
 insns = struct.pack('<BBhi', 0xdb, 0x0a, 8, 0) + struct.pack('<BBhi', 0x06, 0, 0, 1)
@@ -108,7 +123,7 @@ echo "# cat $ev/filter"; cat "$ev/filter"
 echo "# tail -n 3 $T/error_log"; tail -n 3 "$T/error_log" | sed "s/^/  /"
 echo 0 > "$ev/filter"
 
-step "10. The same filters on the interpreter and on the JIT"
+step "11. The same filters on the interpreter and on the JIT"
 for jit in 0 1; do
 	echo "$jit" > /proc/sys/kernel/bpf64_jit_enable
 	cat filter_ex2.bpf > "$ev/filter"
