@@ -9,6 +9,7 @@
 #   make fuzz [FUZZ_SECONDS=N]  fuzz the BPF64 loader and checker (clang, libFuzzer)
 #   make test-debug      selftests and stress tests on a KASAN/lockdep/kmemleak kernel
 #   make export-patches  regenerate the patch series from build/linux commits
+#   make check-series    build the series patch by patch
 #   make vm-shell        interactive shell in the guest
 #   make vm-run CMD='...'  run one command in the guest
 
@@ -24,6 +25,7 @@ export TOP BUILD TREE
 
 .PHONY: all deps tree kernel perf tools setup test host-test guest-test \
 	demo bench bench-baseline fuzz fuzz-long test-debug export-patches tree-status vm-shell vm-run checkpatch \
+	check-series \
 	check-distro-config clean distclean
 
 all: setup
@@ -83,6 +85,10 @@ tree-status:
 
 checkpatch: tree
 	@scripts/checkpatch-series
+
+# every patch of the series builds on its own (not in make test: long)
+check-series: tree
+	@scripts/check-series
 
 check-distro-config: tree
 	@scripts/check-distro-config

@@ -6,22 +6,45 @@
  * which never happens on loopback.  The same work as the BPF64 filter:
  * one pointer load and one 4-byte compare through the nofault copies.
  *
- *   clang -O2 -g -target bpf -DSKB_DEV_OFF=16 -c ebpf_bench.bpf.c
+ *   clang -O2 -g -target bpf -DSKB_DEV_OFF=16 [-DMATCH_LO] -c ebpf_bench.bpf.c
  *
  * SKB_DEV_OFF is offsetof(struct sk_buff, dev) of the kernel benchmarked
- * (scripts/bench takes it from DWARF); dev->name is at offset 0.
+ * (scripts/bench takes it from DWARF); dev->name is at offset 0.  With
+ * MATCH_LO the programs look for "lo" instead: the positive control, whose
+ * every event matches; each match is counted in matched, which the loader
+ * reports, so that a program that reads the wrong thing shows.
+ *
+ * The tp_btf and fentry programs read skb->dev->name with direct loads,
+ * which the verifier allows from BTF types and the JIT guards (as BPF64's
+ * JIT guards its inline bpf_load_pointer()); the others read through
+ * bpf_probe_read_kernel(), the idiom of 2014-2019.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #ifndef SKB_DEV_OFF
 #error "SKB_DEV_OFF (offsetof(struct sk_buff, dev)) is needed"
 #endif
 
-/* "eth5" as the u32 the first 4 bytes of dev->name would read as */
-#define ETH5	(('e') | ('t' << 8) | ('h' << 16) | ('5' << 24))
+/* the first 4 bytes of dev->name, as a u32: "eth5", or "lo\0\0" */
+#ifdef MATCH_LO
+#define TARGET	(('l') | ('o' << 8))
+#else
+#define TARGET	(('e') | ('t' << 8) | ('h' << 16) | ('5' << 24))
+#endif
+
+__u64 matched;
+
+static __always_inline int match(__u32 name)
+{
+	if (name != TARGET)
+		return 0;
+	__sync_fetch_and_add(&matched, 1);
+	return 1;
+}
 
 static __always_inline int keep_eth5(const void *skb)
 {
@@ -32,7 +55,39 @@ static __always_inline int keep_eth5(const void *skb)
 		return 0;
 	if (bpf_probe_read_kernel(&name, sizeof(name), dev))
 		return 0;
-	return name == ETH5;
+	return match(name);
+}
+
+/* For the direct loads: the kernel's types, relocated by libbpf (CO-RE). */
+/* aligned like the kernel's: dev->name is read as one u32 */
+struct net_device {
+	char name[16];
+} __attribute__((preserve_access_index, aligned(8)));
+
+struct sk_buff {
+	struct net_device *dev;
+} __attribute__((preserve_access_index));
+
+static __always_inline int keep_eth5_btf(struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+
+	return match(*(__u32 *)dev->name);
+}
+
+/* skb:kfree_skb with BTF: the arguments typed, the loads guarded */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(bench_tp_btf, struct sk_buff *skb)
+{
+	return keep_eth5_btf(skb);
+}
+
+/* kfree_skb_reason()'s entry through its BPF trampoline (returns 0) */
+SEC("fentry/kfree_skb_reason")
+int BPF_PROG(bench_fentry, struct sk_buff *skb)
+{
+	keep_eth5_btf(skb);
+	return 0;
 }
 
 /* skb:kfree_skb as a raw tracepoint: args[0] is the skb */

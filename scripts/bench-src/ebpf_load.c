@@ -23,6 +23,20 @@ static int print_warnings(enum libbpf_print_level level, const char *fmt,
 	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
 }
 
+/* The programs' global "matched", from the object's .bss map. */
+static void report_matched(struct bpf_object *obj)
+{
+	struct bpf_map *bss = bpf_object__find_map_by_name(obj, ".bss");
+	__u64 matched = 0;
+	__u32 zero = 0;
+
+	if (!bss || bpf_map_lookup_elem(bpf_map__fd(bss), &zero, &matched)) {
+		fprintf(stderr, "ebpf_load: cannot read the match counter\n");
+		return;
+	}
+	fprintf(stderr, "ebpf_load: matched %llu\n", (unsigned long long)matched);
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_prog_info info = {};
@@ -61,10 +75,18 @@ int main(int argc, char **argv)
 			bpf_program__section_name(prog), strerror(errno));
 		return 1;
 	}
-	if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &info_len))
-		fprintf(stderr, "ebpf_load: %s attached at %s, insns %u, jited %u bytes\n",
-			argv[2], bpf_program__section_name(prog),
-			info.xlated_prog_len / 8, info.jited_prog_len);
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &info_len)) {
+		fprintf(stderr, "ebpf_load: no info on %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	/* An interpreted program would be measured as if it were JIT'ed. */
+	if (!info.jited_prog_len) {
+		fprintf(stderr, "ebpf_load: %s is not JIT-compiled\n", argv[2]);
+		return 1;
+	}
+	fprintf(stderr, "ebpf_load: %s attached at %s, insns %u, jited %u bytes\n",
+		argv[2], bpf_program__section_name(prog),
+		info.xlated_prog_len / 8, info.jited_prog_len);
 	fflush(stderr);
 
 	pid = fork();
@@ -78,6 +100,7 @@ int main(int argc, char **argv)
 		status = 1 << 8;
 	}
 	bpf_link__destroy(link);
+	report_matched(obj);
 	bpf_object__close(obj);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

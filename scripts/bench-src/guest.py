@@ -111,42 +111,58 @@ class Bench:
             write(TP + "/filter", "protocol == 65535")
             write(TP + "/enable", "1")
             return (), read(TP + "/filter").strip()
-        if v in ("tp_bpf64_jit", "tp_bpf64_interp", "tp_bpf64_ret0", "tp_bpf64_load"):
+        if v in ("tp_bpf64_jit", "tp_bpf64_interp", "tp_bpf64_ret0", "tp_bpf64_load",
+                 "tp_bpf64_jit_lo", "tp_bpf64_interp_lo"):
             image = dict(tp_bpf64_ret0=c["bpf64_tp_ret0_image"],
-                         tp_bpf64_load=c["bpf64_tp_load_image"]).get(v, c["bpf64_tp_image"])
-            line = self.bpf64_filter(TP, image, not v.endswith("interp"))
+                         tp_bpf64_load=c["bpf64_tp_load_image"],
+                         tp_bpf64_jit_lo=c["bpf64_tp_lo_image"],
+                         tp_bpf64_interp_lo=c["bpf64_tp_lo_image"]).get(v, c["bpf64_tp_image"])
+            line = self.bpf64_filter(TP, image, "interp" not in v)
             write(TP + "/enable", "1")
             return (), line
-        if v in ("tp_ebpf_raw", "tp_ebpf_perf", "kp_ebpf", "tp_ebpf_raw_ret0",
-                 "tp_ebpf_raw_load"):
-            prog = dict(tp_ebpf_raw="bench_raw_tp", tp_ebpf_perf="bench_tracepoint",
-                        kp_ebpf="bench_kprobe", tp_ebpf_raw_ret0="bench_raw_tp_ret0",
-                        tp_ebpf_raw_load="bench_raw_tp_load")[v]
-            return (c["ebpf_load"], c["ebpf_obj"], prog, "--"), ""
-        if v in ("kp_enabled", "kp_predicate", "kp_bpf64_jit"):
+        ebpf = dict(tp_ebpf_raw="bench_raw_tp", tp_ebpf_perf="bench_tracepoint",
+                    tp_ebpf_btf="bench_tp_btf", kp_ebpf="bench_kprobe",
+                    kp_ebpf_fentry="bench_fentry", tp_ebpf_raw_ret0="bench_raw_tp_ret0",
+                    tp_ebpf_raw_load="bench_raw_tp_load")
+        control = v.endswith("_lo") and v[:-3] in ebpf
+        if v in ebpf or control:
+            obj = c["ebpf_obj_lo"] if control else c["ebpf_obj"]
+            return (c["ebpf_load"], obj, ebpf[v[:-3] if control else v], "--"), ""
+        if v in ("kp_enabled", "kp_predicate", "kp_bpf64_jit", "kp_bpf64_jit_lo"):
             self.kprobe_event()
             info = ""
             if v == "kp_predicate":
                 write(KP + "/filter", 'name == "eth5"')
                 info = read(KP + "/filter").strip()
-            elif v == "kp_bpf64_jit":
-                info = self.bpf64_filter(KP, c["bpf64_kp_image"], True)
+            elif v.startswith("kp_bpf64_jit"):
+                info = self.bpf64_filter(KP, c["bpf64_kp_lo_image" if v.endswith("_lo")
+                                               else "bpf64_kp_image"], True)
             write(KP + "/enable", "1")
             return (), info
         raise ValueError("unknown variant " + v)
 
-    def check_dropped(self, v):
-        """The filters must have dropped every event: nothing recorded
-        (only the benchmark's event is enabled; the buffer was emptied
-        before the measured run)."""
+    def check_outcome(self, v, iters, err):
+        """Each variant did what it claims: the filters dropped every event
+        (nothing recorded; only the benchmark's event is enabled and the
+        buffer was emptied before the measured run), the positive controls
+        ("_lo": the same work, matching "lo") kept every one (BPF64: all
+        recorded; eBPF: all counted in the program's global, which has the
+        warm-up's too), and tracing without a filter recorded."""
         recorded = 0
         for cpu in os.listdir(TRACEFS + "/per_cpu"):
             for line in read("%s/per_cpu/%s/stats" % (TRACEFS, cpu)).splitlines():
                 if line.startswith(("entries:", "overrun:")):
                     recorded += int(line.split()[1])
-        if v in ("tp_enabled", "kp_enabled"):
-            if not recorded:
-                raise RuntimeError("%s: no event recorded" % v)
+        matched = [int(w.split()[-1]) for w in err.splitlines()
+                   if w.startswith("ebpf_load: matched ")]
+        if "ebpf" in v and v.endswith("_lo"):
+            if not matched or matched[0] < iters:
+                raise RuntimeError("%s: matched %s of %d events" % (v, matched, iters))
+        elif "ebpf" in v and matched and matched[0]:
+            raise RuntimeError("%s: matched %d events, none should" % (v, matched[0]))
+        if v in ("tp_enabled", "kp_enabled") or v.endswith("_lo") and "bpf64" in v:
+            if recorded < iters:
+                raise RuntimeError("%s: %d of %d events recorded" % (v, recorded, iters))
         elif recorded:
             raise RuntimeError("%s: %d events recorded, the filter should drop all" % (v, recorded))
         return recorded
@@ -189,7 +205,7 @@ class Bench:
         wrapper, info = self.setup(v)
         try:
             res, err = self.run_loop(iters, wrapper)
-            recorded = self.check_dropped(v)
+            recorded = self.check_outcome(v, iters, err)
         finally:
             self.reset()
         if err:

@@ -11,7 +11,8 @@ work without its print, keeping only events on "eth5" (none on loopback):
 writes OUTDIR/bpf64_tp.bpf (skb is the tracepoint's first argument, in si),
 OUTDIR/bpf64_kp.bpf (skb is kfree_skb_reason()'s first argument, in di) and,
 for the breakdown of the cost, bpf64_tp_ret0.bpf (return 0) and
-bpf64_tp_load.bpf (one bpf_load_pointer(), return 0).
+bpf64_tp_load.bpf (one bpf_load_pointer(), return 0), and the positive
+controls bpf64_tp_lo.bpf and bpf64_kp_lo.bpf, matching "lo": every event.
 """
 import os
 import sys
@@ -21,11 +22,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from bpf64 import Prog, R0, R1, R2, R3, R10  # noqa: E402
 
 ETH5 = int.from_bytes(b"eth5", "little")
+LO = int.from_bytes(b"lo\0\0", "little")
 
 
-def rfc_filter(skb_reg, skb_dev_off):
+def rfc_filter(skb_reg, skb_dev_off, name=ETH5):
     p = Prog()
-    p.st(4, R10, -8, ETH5)              # char devname[4] = "eth5"
+    p.st(4, R10, -8, name)              # char devname[4] = "eth5"
     p.ctx(R1, skb_reg)                  # skb
     p.add(R1, skb_dev_off)              # &skb->dev
     p.call("bpf_load_pointer")
@@ -65,7 +67,10 @@ def main():
               "bpf64_kp.bpf": rfc_filter("di", off),
               # the breakdown of the tracepoint filter's cost (--breakdown)
               "bpf64_tp_ret0.bpf": ret0(),
-              "bpf64_tp_load.bpf": load_only("si", off)}
+              "bpf64_tp_load.bpf": load_only("si", off),
+              # the positive controls: the same work, matching "lo"
+              "bpf64_tp_lo.bpf": rfc_filter("si", off, LO),
+              "bpf64_kp_lo.bpf": rfc_filter("di", off, LO)}
     for name, image in images.items():
         with open(os.path.join(outdir, name), "wb") as f:
             f.write(image)

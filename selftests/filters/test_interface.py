@@ -22,7 +22,7 @@ def tag(img):
 
 k.expect("an image attaches", 0, write(ev + "/filter", ex1))
 line = summary()[0]
-m = re.match(r"bpf64 tag ([0-9a-f]{16}) insns 24 tables 0 (jited [1-9][0-9]*|interpreted)$", line)
+m = re.match(r"bpf64 tag ([0-9a-f]{16}) insns 24 tables 0 (jited [1-9][0-9]*( probe)?|interpreted)$", line)
 k.check(m, "the filter file shows tag, insns, tables and the engine", line)
 k.expect("the tag is the start of sha256(image)", tag(ex1), m.group(1) if m else None)
 k.expect("filter_image reads back the image byte for byte", ex1, read_bytes(ev + "/filter_image"))

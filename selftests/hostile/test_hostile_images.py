@@ -272,7 +272,7 @@ def tag(img):
     return hashlib.sha256(img).hexdigest()[:16]
 
 
-FILTER_RE = re.compile(r"^bpf64 tag ([0-9a-f]{16}) insns (\d+) tables (\d+) (jited \d+|interpreted)( missed \d+)?$")
+FILTER_RE = re.compile(r"^bpf64 tag ([0-9a-f]{16}) insns (\d+) tables (\d+) (jited \d+|interpreted)( missed \d+)?( probe)?$")
 
 
 def filter_state(ev):

@@ -99,7 +99,10 @@ log = log[log.rfind("ksft_jit: dump follows"):]
 m = re.search(r"bpf64: tag %s: (\d+) insns, (\d+) bytes of code, \d+ passes" % tag, log)
 k.check(m and int(m.group(2)) == engine(ev),
         "... and the kernel log has the code's size and the filter file's", log[-2000:])
-dump = " ".join(re.findall(r"bpf64 jit: [0-9a-f]{8}: ((?:[0-9a-f]{2} ?)+)", log)).split()
+# the dump of the program's code, up to the next one (its code as a probe)
+first = log[m.end():] if m else ""
+first = first[:first.find("bpf64: tag")] if "bpf64: tag" in first else first
+dump = " ".join(re.findall(r"bpf64 jit: [0-9a-f]{8}: ((?:[0-9a-f]{2} ?)+)", first)).split()
 k.check(m and len(dump) == int(m.group(2)),
         "... and a hex dump of every byte", " ".join(dump[:32]))
 # The prologue: endbr64 with IBT, then push rbp; mov rbp, rsp
