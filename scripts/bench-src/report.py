@@ -175,7 +175,7 @@ def chart(summary, path, title):
     import matplotlib.pyplot as plt
 
     keys = [k for k, *_ in LABELS if k in summary and k != "off"]
-    colors = dict(tp="#4472c4", kp="#ed7d31", bd="#a5a5a5")
+    colors = dict(tp="#4472c4", kp="#ed7d31", bd="#a5a5a5", ctl="#70ad47")
     y = list(range(len(keys)))[::-1]
     ovh = [summary[k]["overhead_min"] for k in keys]
     err = [max(0.0, summary[k]["overhead_median"] - summary[k]["overhead_min"]) for k in keys]
