@@ -7,7 +7,7 @@
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 T=/sys/kernel/tracing
-PERF=$TOP/build/perf/perf
+PERF=${PERF:-$TOP/build/perf/perf}
 EX=$TOP/build/tools/bpf64/examples
 EXC=$TOP/build/linux/tools/bpf64/examples/c
 TFC=$TOP/build/bin/trace_filter_check

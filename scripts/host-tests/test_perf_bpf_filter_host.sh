@@ -26,7 +26,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 92
+ktap_plan 93
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -350,6 +350,8 @@ in_ms() {
 ktap_check "-I and --timeout are in milliseconds, as in perf stat" in_ms
 bf --event net:netif_receive_skb "$ex/filter_ex1.bpf" -I 5 > /dev/null 2> "$work/err"
 ktap_check "-I below 10 ms is refused, as by perf stat" grep -q -- "--interval must be >= 10 ms" "$work/err"
+bf --event net:netif_receive_skb "$ex/filter_ex1.bpf" --timeout 9 > /dev/null 2> "$work/err"
+ktap_check "... and --timeout below 10 ms" grep -q -- "--timeout must be >= 10 ms" "$work/err"
 bf --tables-file "$work/tables" --sort none > /dev/null
 ktap_expect "--sort none is accepted (documented)" 0 $?
 bf --tables-file "$work/tables" --table 1:value=u64 > /dev/null 2> "$work/err"

@@ -8,7 +8,7 @@
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 bf_require
-ktap_plan 37
+ktap_plan 39
 make_seed_images
 before=$(state)
 # err CMD...: run perf bpf-filter, keep stderr in $WORK/err, return its status
@@ -32,7 +32,9 @@ if command -v setpriv > /dev/null; then
 		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+perfmon,+dac_override \
 			--ambient-caps=+perfmon,+dac_override -- env HOME=/ "$PERF" bpf-filter "$@"
 	}
-	perfmon --event net:netif_receive_skb "$WORK/filter_ex1.bpf" --timeout 1000 -- ping -c 1 127.0.0.1 \
+	# packets on lo without privileges: UDP to the discard port
+	udp3="python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(b'x', ('127.0.0.1', 9)) for i in range(3)]\""
+	perfmon --event net:netif_receive_skb "$WORK/filter_ex1.bpf" --timeout 1000 -- sh -c "$udp3" \
 		> "$WORK/out" 2> "$WORK/err"
 	ktap_expect "not root but CAP_PERFMON (and CAP_DAC_OVERRIDE for tracefs): attaches, exit 0" 0 $?
 	ktap_check "... and the filter ran" grep -q "__tracepoint_netif_receive_skb: skb " "$WORK/out"
@@ -114,8 +116,12 @@ ktap_expect "inside an instruction: exit 1" 1 $?
 ktap_check "... kprobe refused, with the kernel's error_log" bash -c "
 	grep -q 'kprobe refused: the kernel would not create the kprobe on do_sys_openat2+1' '$WORK/err' &&
 	grep -q 'trace_kprobe: error: Probe point is not an instruction boundary' '$WORK/err'"
-err -k "$VMLINUX" --kprobe ip_local_deliver_finish "$WORK/filter_ex1.bpf"
-ktap_check "a function inlined everywhere" has "ip_local_deliver_finish is inlined everywhere"
+err -k "$VMLINUX" --kprobe ip_local_deliver_finish "$WORK/filter_ex1.bpf" --timeout 1000
+ktap_expect "a function inlined everywhere: probed where it is inlined, as perf probe does (exit 0)" 0 $?
+ktap_check "... and said so" \
+	has "created the kprobe event bpf_filter_[0-9]*:ip_local_deliver_finish on ip_local_deliver_finish (inlined in ip_local_deliver at 0x[0-9a-f]* in net/ipv4/ip_input.c)"
+err -k "$VMLINUX" --kretprobe ip_local_deliver_finish "$WORK/filter_ex1.bpf"
+ktap_check "... but it has no kretprobe" grep -qE "ip_local_deliver_finish is inlined everywhere: it does not return|Return probe must be on the head of a real function" "$WORK/err"
 err --kprobe no_such_function_at_all "$WORK/filter_ex1.bpf"
 ktap_check "a function that does not exist" has "cannot find no_such_function_at_all in the kernel"
 err --kprobe no_such_function_at_all --vmlinux "$VMLINUX"
