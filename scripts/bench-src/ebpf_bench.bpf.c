@@ -135,4 +135,11 @@ int bench_kprobe(struct pt_regs *ctx)
 	return keep_eth5((const void *)ctx->rdi);
 }
 
+/* The floor of the kprobe path: the same kprobe, an empty program */
+SEC("kprobe/kfree_skb_reason")
+int bench_kprobe_ret0(struct pt_regs *ctx)
+{
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

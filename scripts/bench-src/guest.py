@@ -123,17 +123,19 @@ class Bench:
         ebpf = dict(tp_ebpf_raw="bench_raw_tp", tp_ebpf_perf="bench_tracepoint",
                     tp_ebpf_btf="bench_tp_btf", kp_ebpf="bench_kprobe",
                     kp_ebpf_fentry="bench_fentry", tp_ebpf_raw_ret0="bench_raw_tp_ret0",
-                    tp_ebpf_raw_load="bench_raw_tp_load")
+                    tp_ebpf_raw_load="bench_raw_tp_load", kp_ebpf_ret0="bench_kprobe_ret0")
         control = v.endswith("_lo") and v[:-3] in ebpf
         if v in ebpf or control:
             obj = c["ebpf_obj_lo"] if control else c["ebpf_obj"]
             return (c["ebpf_load"], obj, ebpf[v[:-3] if control else v], "--"), ""
-        if v in ("kp_enabled", "kp_predicate", "kp_bpf64_jit", "kp_bpf64_jit_lo"):
+        if v in ("kp_enabled", "kp_predicate", "kp_bpf64_jit", "kp_bpf64_jit_lo", "kp_bpf64_ret0"):
             self.kprobe_event()
             info = ""
             if v == "kp_predicate":
                 write(KP + "/filter", 'name == "eth5"')
                 info = read(KP + "/filter").strip()
+            elif v == "kp_bpf64_ret0":
+                info = self.bpf64_filter(KP, c["bpf64_tp_ret0_image"], True)
             elif v.startswith("kp_bpf64_jit"):
                 info = self.bpf64_filter(KP, c["bpf64_kp_lo_image" if v.endswith("_lo")
                                                else "bpf64_kp_image"], True)

@@ -33,6 +33,8 @@ LABELS = [
     ("tp_bpf64_load", "b2", "breakdown: BPF64 one bpf_load_pointer(), JIT", "bd"),
     ("tp_ebpf_raw_ret0", "b3", "breakdown: eBPF raw_tp 'return 0'", "bd"),
     ("tp_ebpf_raw_load", "b4", "breakdown: eBPF raw_tp one bpf_probe_read_kernel()", "bd"),
+    ("kp_bpf64_ret0", "b5", "breakdown: kprobe event, BPF64 'return 0', JIT", "bd"),
+    ("kp_ebpf_ret0", "b6", "breakdown: eBPF kprobe 'return 0'", "bd"),
     # positive controls: the same work, matching "lo": every event kept
     ("tp_bpf64_jit_lo", "c1", "control: BPF64 JIT matching \"lo\" (records all)", "ctl"),
     ("tp_bpf64_interp_lo", "c2", "control: BPF64 interpreter matching \"lo\"", "ctl"),
@@ -61,6 +63,9 @@ RATIOS = [
      "kprobe: BPF64-JIT overhead over the predicate filter's"),
     ("kprobe: bpf64_jit/ebpf", "kp_bpf64_jit", "kp_ebpf", ("<=", 0.5),
      "kprobe: BPF64-JIT overhead over upstream eBPF kprobe's"),
+    ("kprobe: floor bpf64_ret0/ebpf", "kp_bpf64_ret0", "kp_ebpf", None,
+     "kprobe: an empty BPF64 filter (the kprobe event's path alone) over upstream's "
+     "kprobe program doing the work: the floor of the ratio above on this hook"),
     ("kprobe: bpf64_jit/ebpf_fentry", "kp_bpf64_jit", "kp_ebpf_fentry", None,
      "kprobe: BPF64-JIT overhead over upstream fentry's (another hook: context)"),
 ]
