@@ -6,7 +6,6 @@
 # for ping -c3 127.0.0.1, same table counts); a kprobe filter keeps the calls
 # whose argument matches; a per-task counter counts each task's calls
 # requires: clang, kprobe_events
-import json
 import os
 import re
 import shutil
@@ -29,35 +28,6 @@ if not shutil.which("clang") or not os.access(BPF64_CC, os.X_OK):
 k = need_root_and_bpf64(PLAN)
 work = tempfile.mkdtemp()
 ev = event_dir(NETIF_RX)
-
-
-def member_offsets(*members):
-    """Offsets of STRUCT.MEMBERs in this kernel, from DWARF with one gdb run
-    (minutes under TCG), cached in build/ for the same vmlinux."""
-    vml = vmlinux()
-    st = os.stat(vml)
-    cache = os.path.join(TOP, "build", "cfilters-offsets.json")
-    key = "%s %d %d" % (vml, st.st_size, int(st.st_mtime))
-    try:
-        with open(cache) as f:
-            known = json.load(f)
-        if known.get("vmlinux") == key and all(m in known for m in members):
-            return [known[m] for m in members]
-    except (OSError, ValueError):
-        pass
-    cmd = ["gdb", "-batch", "-nx"]
-    for m in members:
-        s_, f_ = m.split(".")
-        cmd += ["-ex", "print (long)&((struct %s *)0)->%s" % (s_, f_)]
-    out = subprocess.run(cmd + [vml], capture_output=True, text=True).stdout
-    offs = [int(x) for x in re.findall(r"^\$\d+ = (\d+)$", out, re.M)]
-    known = dict(zip(members, offs), vmlinux=key)
-    try:
-        with open(cache, "w") as f:
-            json.dump(known, f)
-    except OSError:
-        pass
-    return offs
 
 
 def gen_header(name, defines):

@@ -2,6 +2,7 @@
 """KTAP output and tracefs helpers for python selftests (see ktap.sh)."""
 import errno
 import os
+import re
 import subprocess
 import sys
 import time
@@ -147,13 +148,55 @@ def vmlinux():
     return cand if os.path.exists(cand) else None
 
 
-def member_offset(struct, member, vml=None):
-    """Offset of struct.member from the kernel's DWARF (via gdb)."""
+# What the selftests read of the kernel's structures: looked up together, so
+# that one gdb run serves them all.
+KNOWN_MEMBERS = ("sk_buff.dev", "sk_buff.len", "net_device.name")
+OFFSETS_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                             "build", "member-offsets.json")
+
+
+def member_offsets(*members, vml=None):
+    """Offsets of STRUCT.MEMBERs in this kernel, from its DWARF with gdb.
+
+    gdb reads all of vmlinux's DWARF (a minute under TCG), so one run looks
+    up KNOWN_MEMBERS and the ones asked, and the answers are cached in
+    build/ for the same vmlinux (its path, size and mtime), where every
+    guest of a run finds them."""
+    import json
     vml = vml or vmlinux()
-    out = subprocess.run(["gdb", "-batch", "-nx", "-ex",
-                          "print (long)&((struct %s *)0)->%s" % (struct, member), vml],
-                         capture_output=True, text=True).stdout
-    return int(out.strip().split()[-1])
+    st = os.stat(vml)
+    key = "%s %d %d" % (os.path.realpath(vml), st.st_size, st.st_mtime_ns)
+    known = {}
+    try:
+        with open(OFFSETS_CACHE) as f:
+            known = json.load(f).get(key, {})
+    except (OSError, ValueError, AttributeError):
+        pass
+    if all(m in known for m in members):
+        return [known[m] for m in members]
+    want = sorted(set(KNOWN_MEMBERS) | set(members))
+    cmd = ["gdb", "-batch", "-nx"]
+    for m in want:
+        struct, member = m.split(".", 1)
+        cmd += ["-ex", "print (long)&((struct %s *)0)->%s" % (struct, member)]
+    out = subprocess.run(cmd + [vml], capture_output=True, text=True).stdout
+    offs = [int(x) for x in re.findall(r"^\$\d+ = (-?\d+)$", out, re.M)]
+    if len(offs) != len(want):
+        raise RuntimeError("gdb found %d of %s in %s:\n%s" % (len(offs), want, vml, out))
+    known = dict(zip(want, offs))
+    tmp = "%s.%d" % (OFFSETS_CACHE, os.getpid())
+    try:
+        with open(tmp, "w") as f:
+            json.dump({key: known}, f)
+        os.rename(tmp, OFFSETS_CACHE)       # atomic: guests may race
+    except OSError:
+        pass
+    return [known[m] for m in members]
+
+
+def member_offset(struct, member, vml=None):
+    """Offset of struct.member from the kernel's DWARF (member_offsets())."""
+    return member_offsets("%s.%s" % (struct, member), vml=vml)[0]
 
 
 ERRNO = errno
