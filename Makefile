@@ -25,7 +25,7 @@ export TOP BUILD TREE
 
 .PHONY: all deps tree kernel perf tools setup test host-test guest-test \
 	demo bench bench-baseline fuzz fuzz-long test-debug export-patches tree-status vm-shell vm-run checkpatch \
-	check-series \
+	check-series peer-test \
 	check-distro-config clean distclean
 
 all: setup
@@ -89,6 +89,10 @@ checkpatch: tree
 # every patch of the series builds on its own (not in make test: long)
 check-series: tree
 	@scripts/check-series
+
+# ftracetest and perf test on our kernel and perf and on the unpatched ones
+peer-test: setup
+	@scripts/peer-test
 
 check-distro-config: tree
 	@scripts/check-distro-config
