@@ -309,7 +309,6 @@ LOAD = (r"import sys, time\n"
         r"        except OSError:\n"
         r"            pass\n"
         r"    time.sleep(%g)\n" % LOAD_INTERVAL)
-QUIET = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 load = [subprocess.Popen(["taskset", "-c", str(cpu), "ping", "-i", "%g" % LOAD_INTERVAL, "-q",
                           "127.0.0.1"], **QUIET)
         for cpu in (0, 1)]

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """KTAP output and tracefs helpers for python selftests (see ktap.sh)."""
 import errno
+import json
 import os
 import re
 import subprocess
@@ -162,7 +163,6 @@ def member_offsets(*members, vml=None):
     up KNOWN_MEMBERS and the ones asked, and the answers are cached in
     build/ for the same vmlinux (its path, size and mtime), where every
     guest of a run finds them."""
-    import json
     vml = vml or vmlinux()
     st = os.stat(vml)
     key = "%s %d %d" % (os.path.realpath(vml), st.st_size, st.st_mtime_ns)
