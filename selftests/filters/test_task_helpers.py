@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# description: the helpers of the task, the time, the CPU and strings, and
+# bpf_table_delete: values checked against what user space knows (its pid,
+# its name, its clock, the CPU it is pinned to, the path it opens), faults,
+# truncation, slot reuse after a grace period, and the checker's limits
+# requires: kprobe_events
+import re
+import time
+from common import *
+
+k = need_root_and_bpf64(18)
+kp = path("kprobe_events")
+append(kp, "p:ksft_task/sync ksys_sync\n")
+append(kp, "p:ksft_task/openat do_sys_openat2 dfd=%di filename=%si\n")
+append(kp, "p:ksft_task/filp do_filp_open dfd=%di name=%si\n")
+SYNC = event_dir("ksft_task:sync")
+OPENAT = event_dir("ksft_task:openat")
+FILP = event_dir("ksft_task:filp")
+MY_TGID = os.getpid()
+
+
+def attach(ev, prog):
+    err = write(ev + "/filter", prog.image())
+    assert err == 0, os.strerror(err) + read(ev + "/filter")
+
+
+def lines_of(ev, action):
+    """The lines printed by @ev's filter while @action runs."""
+    clear_trace()
+    write(ev + "/enable", "1")
+    action()
+    write(ev + "/enable", "0")
+    # printed lines are attributed to the probed function
+    return [re.sub(r"^.* [0-9.]+: \w+: ", "", l) for l in trace_lines()]
+
+
+def sync(cpu=None):
+    pre = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    child = subprocess.Popen(["sync"], preexec_fn=pre)
+    child.wait()
+    return child.pid
+
+
+def table_keys(ev, table=0):
+    """(key bytes, value bytes) of a table in filter_tables."""
+    out, cur = [], None
+    for line in read(ev + "/filter_tables").splitlines():
+        m = re.match(r"table (\d+) ", line)
+        if m:
+            cur = int(m.group(1))
+            continue
+        m = re.match(r"key ([0-9a-f]+) value ([0-9a-f]+)", line)
+        if m and cur == table:
+            out.append((bytes.fromhex(m.group(1)), bytes.fromhex(m.group(2))))
+    return out
+
+
+def only_my_process(p, label_drop="drop"):
+    """Drop events of other processes: R0 = pid_tgid, compared with ours."""
+    p.call("bpf_get_current_pid_tgid")
+    p.rsh(R0, 32)
+    p.jmp("jne", R0, MY_TGID, label_drop)
+
+
+def drop(p):
+    p.label("drop")
+    p.ret(0)
+
+
+# ---- bpf_get_current_pid_tgid ----
+p = Prog()
+p.call("bpf_get_current_pid_tgid")
+p.mov(R6, R0)
+p.rsh(R6, 32)
+p.mov(R7, R0)
+p.lsh(R7, 32)
+p.rsh(R7, 32)
+p.printk("tgid=%lu pid=%lu", R6, R7)
+p.ret(0)
+attach(SYNC, p)
+pids = []
+got = lines_of(SYNC, lambda: pids.append(sync()))
+k.expect("bpf_get_current_pid_tgid is the tgid << 32 | the pid of the task",
+         ["tgid=%d pid=%d" % (pids[0], pids[0])], got)
+
+# ---- bpf_get_current_comm: 16 bytes never written, a table key ----
+p = Prog()
+t = p.table(16, 8, 4)
+p.mov(R6, R1)
+p.mov(R1, R10)
+p.add(R1, -16)
+p.mov(R2, 16)
+p.call("bpf_get_current_comm")
+p.mov(R7, R0)
+p.st(8, R10, -24, 1)
+p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -16).mov(R4, R10).add(R4, -24)
+p.call("bpf_table_update")
+p.printk("comm=%ld", R7, off=-48)
+p.ret(0)
+attach(SYNC, p)
+got = lines_of(SYNC, sync)
+k.expect("bpf_get_current_comm returns 0", ["comm=0"], got)
+k.expect("... and fills 16 bytes: the name, NUL-padded (a table key)",
+         [b"sync" + bytes(12)], [key for key, _ in table_keys(SYNC)])
+
+# ---- bpf_ktime_get_ns: CLOCK_MONOTONIC, between the times around it ----
+p = Prog()
+p.call("bpf_ktime_get_ns")
+p.mov(R6, R0)
+p.call("bpf_ktime_get_ns")
+p.sub(R0, R6)
+p.mov(R7, R0)
+p.printk("t=%llu d=%lld", R6, R7)
+p.ret(0)
+attach(SYNC, p)
+times = []
+got = lines_of(SYNC, lambda: (times.append(time.monotonic_ns()), sync(),
+                              times.append(time.monotonic_ns())))
+m = re.match(r"t=(\d+) d=(-?\d+)$", got[0] if got else "")
+k.check(m and times[0] <= int(m.group(1)) <= times[1] and int(m.group(2)) >= 0,
+        "bpf_ktime_get_ns is CLOCK_MONOTONIC, and does not go back",
+        (got, times))
+
+# ---- bpf_get_smp_processor_id: the CPU sync is pinned to ----
+p = Prog()
+p.call("bpf_get_smp_processor_id")
+p.mov(R6, R0)
+p.printk("cpu=%lu", R6)
+p.ret(0)
+attach(SYNC, p)
+cpus = sorted(os.sched_getaffinity(0))
+got = lines_of(SYNC, lambda: [sync(c) for c in cpus])
+k.expect("bpf_get_smp_processor_id is the CPU the event ran on (%d CPUs)" % len(cpus),
+         ["cpu=%d" % c for c in cpus], got)
+
+
+# ---- bpf_probe_read_user_str: the path this process opens ----
+def read_user_str(size, ptr_reg="si"):
+    p = Prog()
+    t = p.table(64, 8, 8)
+    p.mov(R6, R1)
+    only_my_process(p)
+    p.ldx(8, R3, R6, PT_REGS[ptr_reg])
+    p.mov(R1, R10)
+    p.add(R1, -64)
+    p.mov(R2, size)
+    p.call("bpf_probe_read_user_str")
+    p.mov(R7, R0)
+    if size < 64:       # the rest of the key
+        for off in range(-64 + (size + 7) // 8 * 8, 0, 8):
+            p.st(8, R10, off, 0)
+    p.st(8, R10, -72, 1)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -64).mov(R4, R10).add(R4, -72)
+    p.call("bpf_table_update")
+    p.printk("len=%ld", R7, off=-96)
+    drop(p)
+    return p
+
+
+PATH = "/nonexistent/bpf64-user-str"
+
+
+def open_path():
+    try:
+        os.open(PATH, os.O_RDONLY)
+    except FileNotFoundError:
+        pass
+
+
+def path_keys(ev):
+    """The keys of @ev's table 0 but the paths of the tracefs files this
+    process opens to disable the event after the action."""
+    return [key for key, _ in table_keys(ev) if not key.startswith(b"/sys/")]
+
+
+# The first event is open_path()'s; the write that disables the event opens
+# a tracefs file, a second event.
+attach(OPENAT, read_user_str(64))
+got = lines_of(OPENAT, open_path)
+k.expect("bpf_probe_read_user_str returns the length with the NUL",
+         "len=%d" % (len(PATH) + 1), got[0] if got else None)
+k.expect("... and copies the string, the rest of the buffer zeroed",
+         [PATH.encode() + bytes(64 - len(PATH))], path_keys(OPENAT))
+attach(OPENAT, read_user_str(8))
+got = lines_of(OPENAT, open_path)
+k.expect("a string longer than the buffer: 7 bytes and the NUL, length 8",
+         ({"len=8"}, [PATH[:7].encode() + bytes(57)]),
+         (set(got), [key for key, _ in table_keys(OPENAT) if key != b"/sys/ke" + bytes(57)]))
+attach(OPENAT, read_user_str(64, "sp"))
+got = lines_of(OPENAT, open_path)
+k.expect("a kernel address read as user memory: -EFAULT, the buffer zeroed",
+         ({"len=-14"}, [bytes(64)]), (set(got), [key for key, _ in table_keys(OPENAT)]))
+
+
+# ---- bpf_probe_read_str: the kernel's copy of the path (struct filename) ----
+def read_kernel_str(how):
+    p = Prog()
+    t = p.table(64, 8, 8)
+    p.mov(R6, R1)
+    only_my_process(p)
+    if how == "filename":         # ((struct filename *)si)->name, at offset 0
+        p.ldx(8, R1, R6, PT_REGS["si"])
+        p.call("bpf_load_pointer")
+        p.mov(R3, R0)
+    elif how == "bad":
+        p.mov(R3, 16)
+    else:                         # a user address, not read as kernel memory
+        p.mov(R3, 0x10000)
+    p.mov(R1, R10)
+    p.add(R1, -64)
+    p.mov(R2, 64)
+    p.call("bpf_probe_read_str")
+    p.mov(R7, R0)
+    p.st(8, R10, -72, 1)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -64).mov(R4, R10).add(R4, -72)
+    p.call("bpf_table_update")
+    p.printk("len=%ld", R7, off=-96)
+    drop(p)
+    return p
+
+
+attach(FILP, read_kernel_str("filename"))
+got = lines_of(FILP, open_path)
+k.expect("bpf_probe_read_str reads a kernel string: the path getname() copied",
+         ("len=%d" % (len(PATH) + 1), [PATH.encode() + bytes(64 - len(PATH))]),
+         (got[0] if got else None, path_keys(FILP)))
+attach(FILP, read_kernel_str("bad"))
+bad = lines_of(FILP, open_path)
+attach(FILP, read_kernel_str("user"))
+user = lines_of(FILP, open_path)
+k.expect("... a bad pointer and a user address: -EFAULT, the buffer zeroed",
+         ({"len=-14"}, {"len=-14"}, [bytes(64)]),
+         (set(bad), set(user), [key for key, _ in table_keys(FILP)]))
+
+# ---- bpf_table_delete: an event counter drives the phases ----
+# table 0 (1 entry): phase 0 inserts A; phase 1 deletes A (twice) and
+# inserts B at once: -E2BIG, the slot waits for a grace period; later
+# phases insert B until it fits.
+p = Prog()
+t = p.table(8, 8, 1)
+phase = p.table(8, 8, 1)
+p.mov(R6, R1)
+p.st(8, R10, -8, 0)
+p.st(8, R10, -16, 0)
+p.mov(R1, R6).mov(R2, phase).mov(R3, R10).add(R3, -8)
+p.call("bpf_table_lookup")
+p.jmp("jeq", R0, 0, "first")
+p.ldx(8, R7, R0, 0)                   # R7 = phase
+p.mov(R1, 1)
+p.xadd(8, R0, 0, R1)
+p.ja("go")
+p.label("first")
+p.st(8, R10, -16, 1)
+p.mov(R1, R6).mov(R2, phase).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -16)
+p.call("bpf_table_update")
+p.mov(R7, 0)
+p.label("go")
+p.st(8, R10, -24, 0xA)                # key A
+p.st(8, R10, -32, 0xB)                # key B
+p.st(8, R10, -40, 7)                  # value
+p.jmp("jne", R7, 0, "not0")
+p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -24).mov(R4, R10).add(R4, -40)
+p.call("bpf_table_update")
+p.mov(R8, R0)
+p.printk("p0 insA=%ld", R8, off=-64)
+p.ja("out")
+p.label("not0")
+p.jmp("jne", R7, 1, "later")
+p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -24)
+p.call("bpf_table_delete")
+p.mov(R8, R0)
+p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -24)
+p.call("bpf_table_delete")
+p.mov(R9, R0)
+p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -32).mov(R4, R10).add(R4, -40)
+p.call("bpf_table_update")
+p.mov(R7, R0)
+p.printk("p1 del=%ld again=%ld insB=%ld", R8, R9, R7, off=-80)
+p.ja("out")
+p.label("later")
+p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -32).mov(R4, R10).add(R4, -40)
+p.call("bpf_table_update")
+p.mov(R8, R0)
+p.printk("insB=%ld", R8, off=-64)
+p.label("out")
+p.ret(0)
+attach(SYNC, p)
+got = lines_of(SYNC, lambda: (sync(), sync()))
+k.expect("delete: 0, again -ENOENT; the freed slot is not reused in the same run (-E2BIG)",
+         ["p0 insA=0", "p1 del=0 again=-2 insB=-7"], got)
+k.expect("... filter_tables shows no element in the table then", [],
+         table_keys(SYNC))
+later = []
+for i in range(100):
+    later += lines_of(SYNC, sync)
+    if later[-1:] == ["insB=0"]:
+        break
+    time.sleep(0.05)
+k.check(later[-1:] == ["insB=0"] and set(later[:-1]) <= {"insB=-7"},
+        "after a grace period the slot takes B (%d events)" % len(later), later)
+k.expect("... filter_tables shows B alone",
+         [(bytes([0xB]) + bytes(7), bytes([7]) + bytes(7))], table_keys(SYNC))
+
+
+# ---- the checker's rules for the new helpers, through the filter file ----
+def rejection(p):
+    err = write(SYNC + "/filter", p.image())
+    return err, read(SYNC + "/filter").splitlines()[-1]
+
+
+p = Prog()
+p.mov(R1, R10).add(R1, -24).mov(R2, 17)
+p.call("bpf_get_current_comm")
+p.ret(0)
+err, line = rejection(p)
+k.check(err == ERRNO.EACCES and
+        line.endswith("R2: size 17 of bpf_get_current_comm is outside 1..16"),
+        "a comm buffer larger than TASK_COMM_LEN is refused (EACCES)", (err, line))
+p = Prog()
+p.mov(R1, R10).add(R1, -480).mov(R2, 257).mov(R3, 0)
+p.call("bpf_probe_read_str")
+p.ret(0)
+err, line = rejection(p)
+k.check(err == ERRNO.EACCES and
+        line.endswith("R2: size 257 of bpf_probe_read_str is outside 1..256"),
+        "a string buffer larger than 256 bytes is refused (EACCES)", (err, line))
+p = Prog()
+p.mov(R1, R10).add(R1, -16).mov(R2, 8)
+p.call("bpf_get_current_comm")
+p.ldx(8, R0, R10, -8)
+p.ret_r0()
+err, line = rejection(p)
+k.check(err == ERRNO.EACCES and
+        line.endswith("read of uninitialised stack at R10-8 size 8"),
+        "bytes past the buffer a helper filled stay uninitialised (EACCES)", (err, line))
+
+write(SYNC + "/filter", "0")
+write(OPENAT + "/filter", "0")
+write(FILP + "/filter", "0")
+write(kp, "")
+k.finish()
