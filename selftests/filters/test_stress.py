@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 # description: attach, replace, detach, reject, remove instances and delete
-# kprobe events while both CPUs fire the events; nothing leaks or breaks
+# kprobe events while both CPUs fire the events, and filters insert and
+# delete table elements that the other CPU looks up; nothing leaks or breaks
 # requires: kprobe_events
 import random
 import threading
@@ -43,7 +44,36 @@ def counter(max_entries):
     return p.image()
 
 
-images = [ex1, ex2, Prog().ret(1).image(), Prog().ret(0).image(), counter(4096)]
+def churn():
+    """Insert or delete one of 4 keys per event, reading an element after
+    deleting it: lookups on one CPU race deletes on the other, readers of
+    filter_tables race both, and slots are reused after grace periods."""
+    p = Prog()
+    t = p.table(8, 64, 4)
+    p.mov(R6, R1)
+    p.ctx(R7, "sp")
+    p.rsh(R7, 4)
+    p.and_(R7, 3)
+    p.stx(8, R10, -8, R7)
+    for off in range(-72, -8, 8):
+        p.st(8, R10, off, 0)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
+    p.call("bpf_table_lookup")
+    p.jmp("jeq", R0, 0, "insert")
+    p.mov(R9, R0)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
+    p.call("bpf_table_delete")
+    p.ldx(8, R8, R9, 56)
+    p.ja("out")
+    p.label("insert")
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -72)
+    p.call("bpf_table_update")
+    p.label("out")
+    p.ret(0)
+    return p.image()
+
+
+images = [ex1, ex2, Prog().ret(1).image(), Prog().ret(0).image(), counter(4096), churn()]
 
 
 def mem_available():

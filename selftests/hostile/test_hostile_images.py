@@ -148,6 +148,35 @@ def prog_memcmp():
     return p.image()
 
 
+def prog_task_helpers():
+    """The task, time, CPU and string helpers; an insert and a delete per
+    event, so that slots wait for grace periods while images come and go."""
+    p = Prog()
+    t = p.table(16, 8, 8)
+    p.mov(R6, R1)
+    p.call("bpf_ktime_get_ns")
+    p.mov(R7, R0)
+    p.call("bpf_get_smp_processor_id")
+    p.add(R7, R0)
+    p.call("bpf_get_current_pid_tgid")
+    p.add(R7, R0)
+    p.mov(R1, R10).add(R1, -16).mov(R2, 16)
+    p.call("bpf_get_current_comm")
+    for helper in ("bpf_probe_read_user_str", "bpf_probe_read_str"):
+        p.ldx(8, R3, R6, PT_REGS["si"])
+        p.mov(R1, R10).add(R1, -64).mov(R2, 48)
+        p.call(helper)
+    p.stx(8, R10, -72, R7)
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -16).mov(R4, R10).add(R4, -72)
+    p.call("bpf_table_update")
+    p.jmp("jne", R0, 0, "out")
+    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -16)
+    p.call("bpf_table_delete")
+    p.label("out")
+    p.ret(1)
+    return p.image()
+
+
 def big_prog(n):
     """n insns, most of them ALU: images of every size up to the maximum."""
     p = Prog()
@@ -160,7 +189,7 @@ def big_prog(n):
 
 bases = [prog_ret(1), prog_ret(0), prog_counter(16), prog_counter(4096),
          prog_lookup_xadd(), prog_printk(), prog_branchy(), prog_memcmp(),
-         big_prog(200), example("filter_ex1"), example("filter_ex2"), big_prog(4096)]
+         prog_task_helpers(), big_prog(200), example("filter_ex1"), example("filter_ex2"), big_prog(4096)]
 
 # ---- mutations ----------------------------------------------------------------
 OPCODES = []
@@ -238,7 +267,8 @@ def random_image():
                            rng.randrange(-2, n - i) if rng.randrange(2) else rng.choice(OFFS),
                            rng.choice(IMMS))
     ins += insn(RET | K, imm=1)
-    strtab = b"\0bpf_table_lookup\0bpf_trace_printk\0" if rng.randrange(2) else b""
+    strtab = rng.choice((b"", b"\0bpf_table_lookup\0bpf_trace_printk\0",
+                         b"\0bpf_table_delete\0bpf_probe_read_str\0bpf_get_current_comm\0"))
     tables = struct.pack("<5I", 1, 8, 8, 16, 0) if rng.randrange(2) else b""
     return b"bpf\0" + struct.pack("<iii", len(ins), len(tables), len(strtab)) + ins + tables + strtab
 

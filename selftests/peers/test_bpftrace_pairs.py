@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# description: the jobs of bpftrace's one-liner tutorial, each done by a
+# BPF64 filter in C (tools/bpf64/examples/c, run by perf bpf-filter) and by
+# the bpftrace one-liner, both attached while the same deterministic
+# workload runs: the same counts, keys and histogram buckets, exactly
+# requires: bpftrace, perf bpf-filter with filters in C, clang
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import ktap  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+PERF = os.environ.get("PERF", os.path.join(TOP, "build/perf/perf"))
+EXC = os.path.join(TOP, "build/linux/tools/bpf64/examples/c")
+WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
+ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
+
+PAIRS = 4
+k = ktap.Ktap(2 * PAIRS + 1)
+os.makedirs(WORK, exist_ok=True)
+os.environ.setdefault("HOME", WORK)
+
+
+def find_vmlinux():
+    """The vmlinux with the running kernel's build id, for perf -k."""
+    want = subprocess.run([PERF, "buildid-list", "-k"], capture_output=True,
+                          text=True).stdout.strip()
+    cands = ["/lib/modules/%s/build/vmlinux" % os.uname().release]
+    cands += sorted(os.path.join(TOP, "build", d, "vmlinux")
+                    for d in os.listdir(os.path.join(TOP, "build"))
+                    if d.startswith("kbuild"))
+    for f in cands:
+        if os.path.exists(f):
+            got = subprocess.run([PERF, "buildid-list", "-i", f], capture_output=True,
+                                 text=True).stdout.split()
+            if got and got[0] == want:
+                return f
+    return None
+
+
+def missing():
+    if os.geteuid() != 0:
+        return "needs root"
+    if subprocess.run(["which", "bpftrace"], capture_output=True).returncode:
+        return "no bpftrace (apt-get install bpftrace: make test installs it)"
+    if subprocess.run([PERF, "bpf-filter", "-h"], capture_output=True).returncode != 129:
+        return "no perf bpf-filter in " + PERF
+    if subprocess.run(["which", "clang"], capture_output=True).returncode:
+        return "no clang"
+    return None
+
+
+why = missing()
+if why:
+    # bpftrace is the oracle of these jobs: without it they are not shown
+    for i in range(2 * PAIRS + 1):
+        k.result(False, "a pair needs bpftrace, perf and clang: " + why)
+    k.finish()
+VMLINUX = find_vmlinux()
+k.check(VMLINUX, "a vmlinux with the running kernel's build id for perf", TOP)
+
+
+class Bpftrace:
+    """A bpftrace one-liner, attached before the workload, stopped after."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.proc = subprocess.Popen(["bpftrace", "-e", prog], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True,
+                                     start_new_session=True)
+        self.head = []
+        deadline = time.time() + ATTACH_TIMEOUT
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.head.append(line)
+            if line.startswith("Attaching "):
+                return
+        raise RuntimeError("bpftrace did not attach: " + "".join(self.head))
+
+    def stop(self):
+        """The maps bpftrace prints at exit, as text."""
+        self.proc.send_signal(signal.SIGINT)
+        out, _ = self.proc.communicate(timeout=ATTACH_TIMEOUT)
+        return out
+
+
+def perf_tables(args, workload):
+    """Run perf bpf-filter ARGS -- WORKLOAD; its tables (--json), or None."""
+    cmd = [PERF, "bpf-filter", "--vmlinux", VMLINUX, "--json", "-q"] + args + \
+        ["--", "sh", "-c", workload]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=WORK,
+                       timeout=ATTACH_TIMEOUT)
+    for line in r.stdout.splitlines():
+        if '"tables"' in line:
+            return json.loads(line)["tables"]
+    sys.stdout.write("# perf exit %d: %s\n" % (r.returncode, r.stderr[-2000:].replace("\n", "\n# ")))
+    return None
+
+
+def pair(one_liner, args, workload):
+    """(bpftrace's output, perf's tables) of one workload run."""
+    bt = Bpftrace(one_liner)
+    try:
+        tables = perf_tables(args, workload)
+    finally:
+        out = bt.stop()
+    return out, tables
+
+
+def bt_map(text):
+    """@[key]: value lines of bpftrace's output, as a dict."""
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^@\[(.*)\]: (\d+)$", text, re.M)}
+
+
+def bucket_low(label):
+    """The low bound of a histogram label: (..., 0) -> None, [4K, 8K) -> 4096."""
+    if label.startswith("(..."):
+        return None
+    m = re.match(r"\[(\d+)([KMGTPE]?)", label)
+    return int(m.group(1)) * 1024 ** " KMGTPE".index(m.group(2) or " ")
+
+
+def bt_hist(text):
+    """Histogram lines of bpftrace's output: {low bound: count}."""
+    out = {}
+    for m in re.finditer(r"^(\(\.\.\., 0\)|\[[^\]\)]*[\]\)])\s+(\d+) \|", text, re.M):
+        out[bucket_low(m.group(1))] = int(m.group(2))
+    return out
+
+
+def nonzero(d):
+    return {key: v for key, v in d.items() if v}
+
+
+def cflags(comm):
+    return ["--clang-opt", "-DCOMM=\"%s\"" % comm]
+
+
+# A file of 5000 bytes read 1 KiB at a time: 4 full reads, 904, then 0.
+DATA = os.path.join(WORK, "data")
+with open(DATA, "wb") as f:
+    f.write(bytes(range(256)) * 19 + bytes(136))
+DD = "dd if=%s of=/dev/null bs=1024 2> /dev/null; dd if=/dev/zero of=/dev/null bs=512 count=300 2> /dev/null" % DATA
+
+# ---- 1. syscalls by process name ----
+out, tables = pair("tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }",
+                   ["--event", "raw_syscalls:sys_enter", os.path.join(EXC, "syscall_count.c"),
+                    "--table", "0:key=str,value=u64"], DD)
+ours = {e["key"]: e["value"] for e in tables[0]["entries"]} if tables else {}
+theirs = bt_map(out)
+k.check(ours.get("dd", 0) > 600, "syscall_count.c counts dd's system calls (>600)", ours)
+k.expect("... as many as bpftrace's @[comm] = count() (%d)" % theirs.get("dd", -1),
+         theirs.get("dd"), ours.get("dd"))
+
+# ---- 2. read() sizes, log2 histogram ----
+out, tables = pair('tracepoint:syscalls:sys_exit_read /comm == "dd"/ { @ = hist(args->ret); }',
+                   ["--event", "raw_syscalls:sys_exit", os.path.join(EXC, "read_sizes.c"),
+                    "--table", "0:key=s64,value=u64", "--hist", "0"] + cflags("dd"), DD)
+ours = {bucket_low(b["label"]): b["count"] for b in tables[0]["hist"]["buckets"]} \
+    if tables and "hist" in tables[0] else {}
+theirs = bt_hist(out)
+k.check(ours.get(1024, 0) >= 4 and ours.get(512, 0) >= 301,
+        "read_sizes.c: dd's read() sizes in log2 buckets (>= 4 of [1K, 2K), >= 301 of [512, 1K))",
+        ours)
+k.expect("... the same buckets and counts as bpftrace's hist(args->ret)",
+         nonzero(theirs), nonzero(ours))
+
+# ---- 3. vfs_read() return values, linear histogram ----
+out, tables = pair('kretprobe:vfs_read /comm == "dd"/ { @ = lhist(retval, 0, 2000, 200); }',
+                   ["--kretprobe", "vfs_read", os.path.join(EXC, "vfs_read_lhist.c"),
+                    "--table", "0:key=s64,value=u64"] + cflags("dd"), DD)
+ours = {}
+for e in (tables[0]["entries"] if tables else []):
+    ours[None if e["key"] < 0 else 200 * e["key"]] = e["value"]
+theirs = bt_hist(out)
+k.check(ours.get(1000, 0) >= 4 and ours.get(400, 0) >= 300,
+        "vfs_read_lhist.c: dd's vfs_read() returns in 200-byte buckets (>= 4 of [1000, 1200))",
+        ours)
+k.expect("... the same buckets and counts as bpftrace's lhist(retval, 0, 2000, 200)",
+         nonzero(theirs), nonzero(ours))
+
+# ---- 4. files opened, by name ----
+CAT = "cat /etc/hostname /etc/passwd /nonexistent-bpf64 /etc/hostname > /dev/null 2>&1; true"
+out, tables = pair('tracepoint:syscalls:sys_enter_openat /comm == "cat"/ { @[str(args->filename)] = count(); }',
+                   ["--event", "raw_syscalls:sys_enter", os.path.join(EXC, "opens.c"),
+                    "--table", "0:key=str,value=u64"] + cflags("cat"), CAT)
+ours = {e["key"]: e["value"] for e in tables[0]["entries"]} if tables else {}
+theirs = bt_map(out)
+k.check(ours.get("/etc/hostname") == 2 and ours.get("/nonexistent-bpf64") == 1,
+        "opens.c: the paths cat opens, from user memory (/etc/hostname twice)", ours)
+k.expect("... the same paths and counts as bpftrace's @[str(args->filename)] = count()",
+         theirs, ours)
+k.finish()
