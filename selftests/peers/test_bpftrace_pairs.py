@@ -22,7 +22,7 @@ EXC = os.path.join(TOP, "build/linux/tools/bpf64/examples/c")
 WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
 ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
 
-PAIRS = 4
+PAIRS = 5
 k = ktap.Ktap(2 * PAIRS + 1)
 os.makedirs(WORK, exist_ok=True)
 os.environ.setdefault("HOME", WORK)
@@ -161,6 +161,7 @@ theirs = bt_map(out)
 k.check(ours.get("dd", 0) > 600, "syscall_count.c counts dd's system calls (>600)", ours)
 k.expect("... as many as bpftrace's @[comm] = count() (%d)" % theirs.get("dd", -1),
          theirs.get("dd"), ours.get("dd"))
+print("# syscalls of dd: BPF64 %s, bpftrace %s" % (ours.get("dd"), theirs.get("dd")))
 
 # ---- 2. read() sizes, log2 histogram ----
 out, tables = pair('tracepoint:syscalls:sys_exit_read /comm == "dd"/ { @ = hist(args->ret); }',
@@ -174,6 +175,7 @@ k.check(ours.get(1024, 0) >= 4 and ours.get(512, 0) >= 301,
         ours)
 k.expect("... the same buckets and counts as bpftrace's hist(args->ret)",
          nonzero(theirs), nonzero(ours))
+print("# read() sizes (log2): BPF64 %s, bpftrace %s" % (nonzero(ours), nonzero(theirs)))
 
 # ---- 3. vfs_read() return values, linear histogram ----
 out, tables = pair('kretprobe:vfs_read /comm == "dd"/ { @ = lhist(retval, 0, 2000, 200); }',
@@ -188,6 +190,7 @@ k.check(ours.get(1000, 0) >= 4 and ours.get(400, 0) >= 300,
         ours)
 k.expect("... the same buckets and counts as bpftrace's lhist(retval, 0, 2000, 200)",
          nonzero(theirs), nonzero(ours))
+print("# vfs_read() returns (linear): BPF64 %s, bpftrace %s" % (nonzero(ours), nonzero(theirs)))
 
 # ---- 4. files opened, by name ----
 CAT = "cat /etc/hostname /etc/passwd /nonexistent-bpf64 /etc/hostname > /dev/null 2>&1; true"
@@ -200,4 +203,58 @@ k.check(ours.get("/etc/hostname") == 2 and ours.get("/nonexistent-bpf64") == 1,
         "opens.c: the paths cat opens, from user memory (/etc/hostname twice)", ours)
 k.expect("... the same paths and counts as bpftrace's @[str(args->filename)] = count()",
          theirs, ours)
+print("# opens: BPF64 %s, bpftrace %s" % (ours, theirs))
+
+
+# ---- 5. read latency: two filters sharing a table, in two perf processes ----
+def entry_half():
+    """perf bpf-filter with read_latency_start.c, attached when it returns."""
+    proc = subprocess.Popen([PERF, "bpf-filter", "--vmlinux", VMLINUX, "--kprobe", "vfs_read",
+                             os.path.join(EXC, "read_latency_start.c")] + cflags("dd"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=WORK)
+    err = []
+    for line in proc.stderr:
+        err.append(line)
+        if line.startswith("attached "):
+            return proc
+    raise RuntimeError("perf bpf-filter did not attach read_latency_start.c: " + "".join(err))
+
+
+def median(hist):
+    """The low bound of the bucket that holds the middle sample."""
+    total, seen = sum(hist.values()), 0
+    for low in sorted(hist, key=lambda b: -1 if b is None else b):
+        seen += hist[low]
+        if 2 * seen >= total:
+            return low
+
+
+bt = Bpftrace('kprobe:vfs_read /comm == "dd"/ { @start[tid] = nsecs; } '
+              'kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); '
+              'delete(@start[tid]); }')
+try:
+    entry = entry_half()
+    try:
+        tables = perf_tables(["--kretprobe", "vfs_read", os.path.join(EXC, "read_latency.c"),
+                              "--table", "1:key=u64,value=u64", "--hist", "1"], DD)
+    finally:
+        entry.send_signal(signal.SIGINT)
+        entry.communicate(timeout=ATTACH_TIMEOUT)
+finally:
+    out = bt.stop()
+lat = [t for t in tables or [] if t["id"] == 1]
+ours = {bucket_low(b["label"]): b["count"] for b in lat[0]["hist"]["buckets"]} \
+    if lat and "hist" in lat[0] else {}
+theirs = bt_hist(out)
+print("# read latency (ns, log2): BPF64 %s, bpftrace %s" % (nonzero(ours), nonzero(theirs)))
+# Each read of dd is timed once by each tool: the counts are exact; the
+# times are not (each tool's probes run inside the other's interval).
+k.check(sum(ours.values()) >= 306 and sum(ours.values()) == sum(theirs.values()),
+        "read_latency{_start}.c: every vfs_read() of dd timed, as many as bpftrace's (%d)"
+        % sum(theirs.values()), (ours, theirs))
+k.check(ours and theirs and median(ours) and median(theirs) and
+        max(median(ours), median(theirs)) <= 4 * min(median(ours), median(theirs)),
+        "... the median latency within two log2 buckets of bpftrace's (BPF64 %s, bpftrace %s)"
+        % (median(ours) if ours else None, median(theirs) if theirs else None))
 k.finish()
