@@ -17,12 +17,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ktap  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-PERF = os.environ.get("PERF", os.path.join(TOP, "build/perf/perf"))
+PERF = os.environ.get("PERF_BIN") or os.environ.get("PERF") or os.path.join(TOP, "build/perf/perf")
 EXC = os.path.join(TOP, "build/linux/tools/bpf64/examples/c")
 WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
 ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
 
-PAIRS = 5
+PAIRS = 6
 k = ktap.Ktap(2 * PAIRS + 1)
 os.makedirs(WORK, exist_ok=True)
 os.environ.setdefault("HOME", WORK)
@@ -93,24 +93,31 @@ class Bpftrace:
         return out
 
 
-def perf_tables(args, workload):
-    """Run perf bpf-filter ARGS -- WORKLOAD; its tables (--json), or None."""
+def perf_run(args, workload):
+    """Run perf bpf-filter ARGS -- WORKLOAD: its --json table objects, one
+    per event when it shows events apart."""
     cmd = [PERF, "bpf-filter", "--vmlinux", VMLINUX, "--json", "-q"] + args + \
         ["--", "sh", "-c", workload]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=WORK,
                        timeout=ATTACH_TIMEOUT)
-    for line in r.stdout.splitlines():
-        if '"tables"' in line:
-            return json.loads(line)["tables"]
-    sys.stdout.write("# perf exit %d: %s\n" % (r.returncode, r.stderr[-2000:].replace("\n", "\n# ")))
-    return None
+    objs = [json.loads(line) for line in r.stdout.splitlines() if '"tables"' in line]
+    if not objs:
+        sys.stdout.write("# perf exit %d: %s\n" % (r.returncode,
+                                                   r.stderr[-2000:].replace("\n", "\n# ")))
+    return objs
 
 
-def pair(one_liner, args, workload):
+def perf_tables(args, workload):
+    """The tables of perf bpf-filter ARGS -- WORKLOAD, or None."""
+    objs = perf_run(args, workload)
+    return objs[0]["tables"] if objs else None
+
+
+def pair(one_liner, args, workload, run=perf_tables):
     """(bpftrace's output, perf's tables) of one workload run."""
     bt = Bpftrace(one_liner)
     try:
-        tables = perf_tables(args, workload)
+        tables = run(args, workload)
     finally:
         out = bt.stop()
     return out, tables
@@ -206,7 +213,20 @@ k.expect("... the same paths and counts as bpftrace's @[str(args->filename)] = c
 print("# opens: BPF64 %s, bpftrace %s" % (ours, theirs))
 
 
-# ---- 5. read latency: two filters sharing a table, in two perf processes ----
+# ---- 5. events by probe, over a wildcard ----
+out, objs = pair('tracepoint:sched:sched_* /comm == "dd"/ { @[probe] = count(); }',
+                 ["--event", "sched:sched_*", os.path.join(EXC, "event_count.c"),
+                  "--table", "0:key=u64,value=u64"] + cflags("dd"), DD, run=perf_run)
+ours = {o["event"]: o["tables"][0]["entries"][0]["value"]
+        for o in objs if o["tables"] and o["tables"][0]["entries"]}
+theirs = {key.replace("tracepoint:", "", 1): v for key, v in bt_map(out).items()}
+k.check(len(objs) > 5 and ours.get("sched:sched_process_exec") == 2,
+        "event_count.c on sched:sched_*: a filter and a table on each of %d events (dd exec'ed twice)"
+        % len(objs), (len(objs), ours))
+k.expect("... the same events and counts as bpftrace's @[probe] = count()", theirs, ours)
+print("# sched events of dd: BPF64 %s, bpftrace %s" % (ours, theirs))
+
+# ---- 6. read latency: two filters sharing a table, in two perf processes ----
 def entry_half():
     """perf bpf-filter with read_latency_start.c, attached when it returns."""
     proc = subprocess.Popen([PERF, "bpf-filter", "--vmlinux", VMLINUX, "--kprobe", "vfs_read",
