@@ -6,10 +6,11 @@
 # truncation, slot reuse after a grace period, and the checker's limits
 # requires: kprobe_events
 import re
+import struct
 import time
 from common import *
 
-k = need_root_and_bpf64(18)
+k = need_root_and_bpf64(21)
 kp = path("kprobe_events")
 append(kp, "p:ksft_task/sync ksys_sync\n")
 append(kp, "p:ksft_task/openat do_sys_openat2 dfd=%di filename=%si\n")
@@ -302,6 +303,60 @@ k.check(later[-1:] == ["insB=0"] and set(later[:-1]) <= {"insB=-7"},
 k.expect("... filter_tables shows B alone",
          [(bytes([0xB]) + bytes(7), bytes([7]) + bytes(7))], table_keys(SYNC))
 
+
+# ---- bpf_get_stackid: the stack stored once, its id returned ----
+def kallsyms():
+    syms = []
+    for line in read("/proc/kallsyms").splitlines():
+        addr, _, name = line.split()[:3]
+        syms.append((int(addr, 16), name))
+    return sorted(syms)
+
+
+def symbol_of(syms, addr):
+    name = None
+    for a, n in syms:
+        if a > addr:
+            break
+        name = n
+    return name
+
+
+def stackid_prog(key_size=8, depth=8):
+    """R7 = bpf_get_stackid(ctx, stacks); printed."""
+    p = Prog()
+    stacks = p.table(key_size, 8 * depth, 16)
+    p.mov(R1, R1).mov(R2, stacks)
+    p.call("bpf_get_stackid")
+    p.mov(R7, R0)
+    p.printk("id=%ld", R7)
+    p.ret(0)
+    return p
+
+
+attach(SYNC, stackid_prog())
+got = lines_of(SYNC, sync)
+syms = kallsyms()
+stored = table_keys(SYNC)
+top = struct.unpack("<8Q", stored[0][1]) if len(stored) == 1 else ()
+k.check(re.match(r"id=\d+$", got[0] if got else "") and len(stored) == 1 and
+        int(got[0][3:]) == struct.unpack("<Q", stored[0][0])[0] and
+        symbol_of(syms, top[0]) == "ksys_sync" and
+        symbol_of(syms, top[1]) in ("__do_sys_sync", "__x64_sys_sync", "do_syscall_64"),
+        "bpf_get_stackid on a kprobe: the id of the stack it stored, from ksys_sync up",
+        (got, [(symbol_of(syms, a), hex(a)) for a in top]))
+EXEC = event_dir("sched:sched_process_exec")
+attach(EXEC, stackid_prog())
+got = lines_of(EXEC, sync)
+stored = table_keys(EXEC)
+top = struct.unpack("<8Q", stored[0][1]) if len(stored) == 1 else ()
+k.check(re.match(r"id=\d+$", got[0] if got else "") and top and
+        symbol_of(syms, top[0]) in ("exec_binprm", "bprm_execve"),
+        "... on a tracepoint: from the function that raised it (sched_process_exec)",
+        (got, [(symbol_of(syms, a), hex(a)) for a in top]))
+write(EXEC + "/filter", "0")
+attach(SYNC, stackid_prog(key_size=4))
+k.expect("... in a table whose keys are not 8 bytes: -EINVAL", ["id=-22"], lines_of(SYNC, sync))
 
 # ---- the checker's rules for the new helpers, through the filter file ----
 def rejection(p):
