@@ -14,7 +14,7 @@ SECONDS = int(os.environ.get("STRESS_SECONDS", "30"))
 # kernel under TCG with other guests beside it did one in 60 s), for at
 # most ten times as long
 MIN_OPS = int(os.environ.get("STRESS_MIN_OPS", "20"))
-k = need_root_and_bpf64(6)
+k = need_root_and_bpf64(7)
 random.seed(int(os.environ.get("STRESS_SEED", "0")) or time.time_ns())
 kp = path("kprobe_events")
 tp = event_dir(NETIF_RX)
@@ -57,23 +57,22 @@ def churn():
     p.stx(8, R10, -8, R7)
     for off in range(-72, -8, 8):
         p.st(8, R10, off, 0)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
-    p.call("bpf_table_lookup")
+    p.table_call("bpf_table_lookup", t, -8)
     p.jmp("jeq", R0, 0, "insert")
     p.mov(R9, R0)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
-    p.call("bpf_table_delete")
+    p.table_call("bpf_table_delete", t, -8)
     p.ldx(8, R8, R9, 56)
     p.ja("out")
     p.label("insert")
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -72)
-    p.call("bpf_table_update")
+    p.table_call("bpf_table_update", t, -8, -72)
     p.label("out")
     p.ret(0)
     return p.image()
 
 
 images = [ex1, ex2, Prog().ret(1).image(), Prog().ret(0).image(), counter(4096), churn()]
+k.expect("the insert/delete churn filter loads", 0, write(tp + "/filter", images[5]))
+write(tp + "/filter", "0")
 
 
 def mem_available():

@@ -95,8 +95,7 @@ p.mov(R2, 16)
 p.call("bpf_get_current_comm")
 p.mov(R7, R0)
 p.st(8, R10, -24, 1)
-p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -16).mov(R4, R10).add(R4, -24)
-p.call("bpf_table_update")
+p.table_call("bpf_table_update", t, -16, -24)
 p.printk("comm=%ld", R7, off=-48)
 p.ret(0)
 attach(SYNC, p)
@@ -137,26 +136,34 @@ k.expect("bpf_get_smp_processor_id is the CPU the event ran on (%d CPUs)" % len(
 
 
 # ---- bpf_probe_read_user_str: the path this process opens ----
-def read_user_str(size, ptr_reg="si"):
+def read_str(helper, load_ptr, size=64):
+    """R3 = load_ptr(p); helper(r10 - 64, size, R3), its result printed and
+    the 64-byte buffer counted as a key of table 0; events of this process."""
     p = Prog()
     t = p.table(64, 8, 8)
     p.mov(R6, R1)
     only_my_process(p)
-    p.ldx(8, R3, R6, PT_REGS[ptr_reg])
+    load_ptr(p)
     p.mov(R1, R10)
     p.add(R1, -64)
     p.mov(R2, size)
-    p.call("bpf_probe_read_user_str")
+    p.call(helper)
     p.mov(R7, R0)
-    if size < 64:       # the rest of the key
-        for off in range(-64 + (size + 7) // 8 * 8, 0, 8):
-            p.st(8, R10, off, 0)
+    for off in range(-64 + (size + 7) // 8 * 8, 0, 8):     # the rest of the key
+        p.st(8, R10, off, 0)
     p.st(8, R10, -72, 1)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -64).mov(R4, R10).add(R4, -72)
-    p.call("bpf_table_update")
+    p.table_call("bpf_table_update", t, -64, -72)
     p.printk("len=%ld", R7, off=-96)
     drop(p)
     return p
+
+
+def ctx_field(reg):
+    return lambda p: p.ldx(8, R3, R6, PT_REGS[reg])
+
+
+def read_user_str(size, ptr_reg="si"):
+    return read_str("bpf_probe_read_user_str", ctx_field(ptr_reg), size)
 
 
 PATH = "/nonexistent/bpf64-user-str"
@@ -195,30 +202,18 @@ k.expect("a kernel address read as user memory: -EFAULT, the buffer zeroed",
 
 
 # ---- bpf_probe_read_str: the kernel's copy of the path (struct filename) ----
+def filename_name(p):
+    """R3 = ((struct filename *)si)->name, at offset 0"""
+    p.ldx(8, R1, R6, PT_REGS["si"])
+    p.call("bpf_load_pointer")
+    p.mov(R3, R0)
+
+
 def read_kernel_str(how):
-    p = Prog()
-    t = p.table(64, 8, 8)
-    p.mov(R6, R1)
-    only_my_process(p)
-    if how == "filename":         # ((struct filename *)si)->name, at offset 0
-        p.ldx(8, R1, R6, PT_REGS["si"])
-        p.call("bpf_load_pointer")
-        p.mov(R3, R0)
-    elif how == "bad":
-        p.mov(R3, 16)
-    else:                         # a user address, not read as kernel memory
-        p.mov(R3, 0x10000)
-    p.mov(R1, R10)
-    p.add(R1, -64)
-    p.mov(R2, 64)
-    p.call("bpf_probe_read_str")
-    p.mov(R7, R0)
-    p.st(8, R10, -72, 1)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -64).mov(R4, R10).add(R4, -72)
-    p.call("bpf_table_update")
-    p.printk("len=%ld", R7, off=-96)
-    drop(p)
-    return p
+    load = {"filename": filename_name,
+            "bad": lambda p: p.mov(R3, 16),
+            "user": lambda p: p.mov(R3, 0x10000)}[how]  # user memory is no kernel string
+    return read_str("bpf_probe_read_str", load)
 
 
 attach(FILP, read_kernel_str("filename"))
@@ -244,8 +239,7 @@ phase = p.table(8, 8, 1)
 p.mov(R6, R1)
 p.st(8, R10, -8, 0)
 p.st(8, R10, -16, 0)
-p.mov(R1, R6).mov(R2, phase).mov(R3, R10).add(R3, -8)
-p.call("bpf_table_lookup")
+p.table_call("bpf_table_lookup", phase, -8)
 p.jmp("jeq", R0, 0, "first")
 p.ldx(8, R7, R0, 0)                   # R7 = phase
 p.mov(R1, 1)
@@ -253,35 +247,29 @@ p.xadd(8, R0, 0, R1)
 p.ja("go")
 p.label("first")
 p.st(8, R10, -16, 1)
-p.mov(R1, R6).mov(R2, phase).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -16)
-p.call("bpf_table_update")
+p.table_call("bpf_table_update", phase, -8, -16)
 p.mov(R7, 0)
 p.label("go")
 p.st(8, R10, -24, 0xA)                # key A
 p.st(8, R10, -32, 0xB)                # key B
 p.st(8, R10, -40, 7)                  # value
 p.jmp("jne", R7, 0, "not0")
-p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -24).mov(R4, R10).add(R4, -40)
-p.call("bpf_table_update")
+p.table_call("bpf_table_update", t, -24, -40)
 p.mov(R8, R0)
 p.printk("p0 insA=%ld", R8, off=-64)
 p.ja("out")
 p.label("not0")
 p.jmp("jne", R7, 1, "later")
-p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -24)
-p.call("bpf_table_delete")
+p.table_call("bpf_table_delete", t, -24)
 p.mov(R8, R0)
-p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -24)
-p.call("bpf_table_delete")
+p.table_call("bpf_table_delete", t, -24)
 p.mov(R9, R0)
-p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -32).mov(R4, R10).add(R4, -40)
-p.call("bpf_table_update")
+p.table_call("bpf_table_update", t, -32, -40)
 p.mov(R7, R0)
 p.printk("p1 del=%ld again=%ld insB=%ld", R8, R9, R7, off=-80)
 p.ja("out")
 p.label("later")
-p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -32).mov(R4, R10).add(R4, -40)
-p.call("bpf_table_update")
+p.table_call("bpf_table_update", t, -32, -40)
 p.mov(R8, R0)
 p.printk("insB=%ld", R8, off=-64)
 p.label("out")

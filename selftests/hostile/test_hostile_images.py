@@ -30,7 +30,7 @@ MAX_IMAGE = 35088      # BPF64_MAX_IMAGE_SIZE
 HDR = 16
 LOAD_INTERVAL = float(os.environ.get("HOSTILE_LOAD_MS", "20")) / 1000
 
-k = need_root_and_bpf64(14)
+k = need_root_and_bpf64(15)
 rng = random.Random(SEED)      # the writers have their own
 print("# seed %d (HOSTILE_SEED=%d%s reproduces the images), %d images%s" % (
     SEED, SEED, " KSFT_PART=%d/%d" % (PART, PARTS) if PARTS > 1 else "", COUNT,
@@ -66,8 +66,7 @@ def prog_counter(max_entries):
     p.stx(8, R10, -8, R7)
     p.st(8, R10, -24, 1)
     p.st(8, R10, -16, 0)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -24)
-    p.call("bpf_table_update")
+    p.table_call("bpf_table_update", t, -8, -24)
     p.ret(1)
     return p.image()
 
@@ -81,10 +80,8 @@ def prog_lookup_xadd():
     p.and_(R7, 7)
     p.stx(8, R10, -8, R7)
     p.st(8, R10, -16, 0)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8).mov(R4, R10).add(R4, -16)
-    p.call("bpf_table_update")
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -8)
-    p.call("bpf_table_lookup")
+    p.table_call("bpf_table_update", t, -8, -16)
+    p.table_call("bpf_table_lookup", t, -8)
     p.mov(R8, 0)
     p.jmp("jeq", R0, 0, "out")
     p.mov(R1, 1)
@@ -167,11 +164,9 @@ def prog_task_helpers():
         p.mov(R1, R10).add(R1, -64).mov(R2, 48)
         p.call(helper)
     p.stx(8, R10, -72, R7)
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -16).mov(R4, R10).add(R4, -72)
-    p.call("bpf_table_update")
+    p.table_call("bpf_table_update", t, -16, -72)
     p.jmp("jne", R0, 0, "out")
-    p.mov(R1, R6).mov(R2, t).mov(R3, R10).add(R3, -16)
-    p.call("bpf_table_delete")
+    p.table_call("bpf_table_delete", t, -16)
     p.label("out")
     p.ret(1)
     return p.image()
@@ -190,6 +185,10 @@ def big_prog(n):
 bases = [prog_ret(1), prog_ret(0), prog_counter(16), prog_counter(4096),
          prog_lookup_xadd(), prog_printk(), prog_branchy(), prog_memcmp(),
          prog_task_helpers(), big_prog(200), example("filter_ex1"), example("filter_ex2"), big_prog(4096)]
+# Mutations of the task, string and delete helpers' base start from a loaded image.
+k.expect("the base image with the task, string and delete helpers loads", 0,
+         write(targets["kprobe"] + "/filter", prog_task_helpers()))
+write(targets["kprobe"] + "/filter", "0")
 
 # ---- mutations ----------------------------------------------------------------
 OPCODES = []

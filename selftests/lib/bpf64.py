@@ -148,6 +148,14 @@ class Prog:
         self.tables.append((type_, key_size, elem_size, max_entries, param1))
         return len(self.tables) - 1
 
+    def table_call(self, helper, table, key_off, value_off=None, ctx=R6):
+        """helper(ctx, table, r10 + key_off[, r10 + value_off]): the table
+        helpers' calling sequence, with ctx kept in a callee-saved register."""
+        self.mov(R1, ctx).mov(R2, table).mov(R3, R10).add(R3, key_off)
+        if value_off is not None:
+            self.mov(R4, R10).add(R4, value_off)
+        return self.call(helper)
+
     def strtab_offset(self, name):
         if name not in self.names:
             self.names.append(name)

@@ -149,6 +149,12 @@ def nonzero(d):
     return {key: v for key, v in d.items() if v}
 
 
+def agree(desc, label, theirs, ours):
+    """Both tools' results: equal, and shown."""
+    k.expect(desc, theirs, ours)
+    print("# %s: BPF64 %s, bpftrace %s" % (label, ours, theirs))
+
+
 def cflags(comm):
     return ["--clang-opt", "-DCOMM=\"%s\"" % comm]
 
@@ -180,9 +186,8 @@ theirs = bt_hist(out)
 k.check(ours.get(1024, 0) >= 4 and ours.get(512, 0) >= 301,
         "read_sizes.c: dd's read() sizes in log2 buckets (>= 4 of [1K, 2K), >= 301 of [512, 1K))",
         ours)
-k.expect("... the same buckets and counts as bpftrace's hist(args->ret)",
-         nonzero(theirs), nonzero(ours))
-print("# read() sizes (log2): BPF64 %s, bpftrace %s" % (nonzero(ours), nonzero(theirs)))
+agree("... the same buckets and counts as bpftrace's hist(args->ret)",
+      "read() sizes (log2)", nonzero(theirs), nonzero(ours))
 
 # ---- 3. vfs_read() return values, linear histogram ----
 out, tables = pair('kretprobe:vfs_read /comm == "dd"/ { @ = lhist(retval, 0, 2000, 200); }',
@@ -195,9 +200,8 @@ theirs = bt_hist(out)
 k.check(ours.get(1000, 0) >= 4 and ours.get(400, 0) >= 300,
         "vfs_read_lhist.c: dd's vfs_read() returns in 200-byte buckets (>= 4 of [1000, 1200))",
         ours)
-k.expect("... the same buckets and counts as bpftrace's lhist(retval, 0, 2000, 200)",
-         nonzero(theirs), nonzero(ours))
-print("# vfs_read() returns (linear): BPF64 %s, bpftrace %s" % (nonzero(ours), nonzero(theirs)))
+agree("... the same buckets and counts as bpftrace's lhist(retval, 0, 2000, 200)",
+      "vfs_read() returns (linear)", nonzero(theirs), nonzero(ours))
 
 # ---- 4. files opened, by name ----
 CAT = "cat /etc/hostname /etc/passwd /nonexistent-bpf64 /etc/hostname > /dev/null 2>&1; true"
@@ -208,10 +212,8 @@ ours = {e["key"]: e["value"] for e in tables[0]["entries"]} if tables else {}
 theirs = bt_map(out)
 k.check(ours.get("/etc/hostname") == 2 and ours.get("/nonexistent-bpf64") == 1,
         "opens.c: the paths cat opens, from user memory (/etc/hostname twice)", ours)
-k.expect("... the same paths and counts as bpftrace's @[str(args->filename)] = count()",
-         theirs, ours)
-print("# opens: BPF64 %s, bpftrace %s" % (ours, theirs))
-
+agree("... the same paths and counts as bpftrace's @[str(args->filename)] = count()",
+      "opens", theirs, ours)
 
 # ---- 5. events by probe, over a wildcard ----
 out, objs = pair('tracepoint:sched:sched_* /comm == "dd"/ { @[probe] = count(); }',
@@ -249,9 +251,8 @@ theirs = bt_map(out)
 k.check(ours.get("hostname") == 2 and ours.get("passwd") == 1,
         "vfs_open_names.c: path->dentry->d_name.name of the files cat opens (hostname twice)",
         ours)
-k.expect("... the same names and counts as bpftrace's "
-         "str(((struct path *)arg0)->dentry->d_name.name)", theirs, ours)
-print("# vfs_open names: BPF64 %s, bpftrace %s" % (ours, theirs))
+agree("... the same names and counts as bpftrace's "
+      "str(((struct path *)arg0)->dentry->d_name.name)", "vfs_open names", theirs, ours)
 
 # ---- 7. kernel stacks as keys ----
 def frames(text):
@@ -277,9 +278,8 @@ theirs = {frames(m.group(1)): int(m.group(2))
 k.check(sum(ours.values()) >= 306 and all(st and st[0][0] == "vfs_read" for st in ours),
         "kstack_count.c: dd's vfs_read() calls by kernel stack, each from vfs_read (%d stacks)"
         % len(ours), ours)
-k.expect("... the same stacks (symbolized) and counts as bpftrace's @[kstack] = count()",
-         theirs, ours)
-print("# stacks of dd's vfs_read(): BPF64 %s, bpftrace %s" % (ours, theirs))
+agree("... the same stacks (symbolized) and counts as bpftrace's @[kstack] = count()",
+      "stacks of dd's vfs_read()", theirs, ours)
 
 # ---- 8. read latency: two filters sharing a table, in two perf processes ----
 def entry_half():
