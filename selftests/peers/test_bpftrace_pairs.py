@@ -87,10 +87,17 @@ class Bpftrace:
         raise RuntimeError("bpftrace did not attach: " + "".join(self.head))
 
     def stop(self):
-        """The maps bpftrace prints at exit, as text."""
-        self.proc.send_signal(signal.SIGINT)
-        out, _ = self.proc.communicate(timeout=ATTACH_TIMEOUT)
-        return out
+        """The maps bpftrace prints at exit, as text.  Under TCG a SIGINT
+        has been seen to go unanswered: it is sent again."""
+        for attempt in range(3):
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                out, _ = self.proc.communicate(timeout=ATTACH_TIMEOUT // 3)
+                return out
+            except subprocess.TimeoutExpired:
+                continue
+        self.proc.kill()
+        return self.proc.communicate()[0]
 
 
 def perf_run(args, workload):
