@@ -23,7 +23,7 @@ WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
 ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
 
 PAIRS = 8
-k = ktap.Ktap(2 * PAIRS + 1)
+k = ktap.Ktap(2 * PAIRS + 2)
 os.makedirs(WORK, exist_ok=True)
 os.environ.setdefault("HOME", WORK)
 
@@ -288,21 +288,7 @@ k.check(sum(ours.values()) >= 306 and all(st and st[0][0] == "vfs_read" for st i
 agree("... the same stacks (symbolized) and counts as bpftrace's @[kstack] = count()",
       "stacks of dd's vfs_read()", theirs, ours)
 
-# ---- 8. read latency: two filters sharing a table, in two perf processes ----
-def entry_half():
-    """perf bpf-filter with read_latency_start.c, attached when it returns."""
-    proc = subprocess.Popen([PERF, "bpf-filter", "--vmlinux", VMLINUX, "--kprobe", "vfs_read",
-                             os.path.join(EXC, "read_latency_start.c")] + cflags("dd"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            cwd=WORK)
-    err = []
-    for line in proc.stderr:
-        err.append(line)
-        if line.startswith("attached "):
-            return proc
-    raise RuntimeError("perf bpf-filter did not attach read_latency_start.c: " + "".join(err))
-
-
+# ---- 8. read latency: two filters of one file, sharing its tables ----
 def median(hist):
     """The low bound of the bucket that holds the middle sample."""
     total, seen = sum(hist.values()), 0
@@ -316,16 +302,11 @@ bt = Bpftrace('kprobe:vfs_read /comm == "dd"/ { @start[tid] = nsecs; } '
               'kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); '
               'delete(@start[tid]); }')
 try:
-    entry = entry_half()
-    try:
-        tables = perf_tables(["--kretprobe", "vfs_read", os.path.join(EXC, "read_latency.c"),
-                              "--table", "1:key=u64,value=u64", "--hist", "1"], DD)
-    finally:
-        entry.send_signal(signal.SIGINT)
-        entry.communicate(timeout=ATTACH_TIMEOUT)
+    tables = perf_tables([os.path.join(EXC, "read_latency.c")] + cflags("dd"), DD)
 finally:
     out = bt.stop()
-lat = [t for t in tables or [] if t["id"] == 1]
+lat = [t for t in tables or [] if t.get("name") == "ns"]
+start = [t for t in tables or [] if t.get("name") == "start"]
 ours = {bucket_low(b["label"]): b["count"] for b in lat[0]["hist"]["buckets"]} \
     if lat and "hist" in lat[0] else {}
 theirs = bt_hist(out)
@@ -333,8 +314,11 @@ print("# read latency (ns, log2): BPF64 %s, bpftrace %s" % (nonzero(ours), nonze
 # Each read of dd is timed once by each tool: the counts are exact; the
 # times are not (each tool's probes run inside the other's interval).
 k.check(sum(ours.values()) >= 306 and sum(ours.values()) == sum(theirs.values()),
-        "read_latency{_start}.c: every vfs_read() of dd timed, as many as bpftrace's (%d)"
-        % sum(theirs.values()), (ours, theirs))
+        "read_latency.c (kprobe and kretprobe filters, one perf run): every vfs_read() "
+        "of dd timed, as many as bpftrace's (%d)" % sum(theirs.values()), (ours, theirs))
+k.check(start and start[0]["count"] == 0 and lat[0]["key_type"] == "u64",
+        "... @start emptied by the deletes; @ns drawn as a histogram by its "
+        "bpf64_log2_t key, with no --table or --hist", tables)
 k.check(ours and theirs and median(ours) and median(theirs) and
         max(median(ours), median(theirs)) <= 4 * min(median(ours), median(theirs)),
         "... the median latency within two log2 buckets of bpftrace's (BPF64 %s, bpftrace %s)"
