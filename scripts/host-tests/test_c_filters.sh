@@ -19,7 +19,7 @@ EX=$TREE/tools/bpf64/examples/c
 corpus=("$CT"/corpus/*.c)
 errors=("$CT"/errors/*.c)
 examples=("$EX"/*.c)
-ktap_plan $((${#corpus[@]} + ${#errors[@]} + 22))
+ktap_plan $((${#corpus[@]} + ${#errors[@]} + 23))
 
 skip_all() {
 	local i
@@ -179,6 +179,14 @@ ktap_check "bpf64_cc -d lists tables by their C names and instructions under sou
 	bash -c "'$cc' --include '$EX/offsets.h' -d '$EX/filter_ex2.c' > '$work/d.txt' &&
 		 grep -q '^table 0: dev_packets: type 1 key_size 8 elem_size 8 max_entries 4096' '$work/d.txt' &&
 		 grep -q '^; .*filter_ex2.c:[0-9]*: .*bpf_table_lookup(ctx, &dev_packets, &key);' '$work/d.txt'"
+
+printf '%s\n' '#include <bpf64_helpers.h>' \
+	'long filter(struct pt_regs *ctx) { void *p = (void *)ctx->di; /* BPF64_CHAIN(p, x, y) */' \
+	'  return BPF64_CHAIN(p, sk_buff, dev, name) + BPF64_CHAIN((char *)p + 8, path, dentry, d_name, name) +' \
+	'         BPF64_CHAIN(p, sk_buff, dev, name) + BPF64_CHAIN(p, sk_buff, 1bad) + BPF64_CHAIN(p, sk_buff); }' \
+	> "$work/chains.c"
+ktap_expect "bpf64_cc --chains: each BPF64_CHAIN() once, its pointer skipped; comments and malformed ones ignored" \
+	"sk_buff.dev.name path.dentry.d_name.name" "$("$cc" --chains "$work/chains.c" | tr '\n' ' ' | sed 's/ $//')"
 
 # ---- several filters in a file, table types ----
 ktap_expect "bpf64_cc --events lists the functions BPF64_EVENT() gives an event" \

@@ -6,7 +6,7 @@
 # JIT_DIFF_SEED=N fixes the seed (default: a new one each run, printed).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 11
+ktap_plan 12
 diff=$TOP/build/tools/bpf64/jit/jit_diff
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -29,6 +29,8 @@ ktap_check "... at most 1% rejected by the checker" \
 	awk '/^jit_diff: 100000 programs/ { split($0, f, ", "); sub(/ loaded/, "", f[2]); exit !(f[2] + 0 >= 99000) }' "$out"
 ktap_check "... every opcode of BPF64_INSN_MAP generated" \
 	grep -Eq '^jit_diff: [0-9]+ insns, .* ([0-9]+) of \1 opcodes covered' "$out"
+ktap_check "... every helper kind called, table delete and a stack-filling helper among them" \
+	grep -Eq '^jit_diff: ([0-9]+) of \1 helpers called \(.*delete [1-9][0-9]*, fill [1-9][0-9]*\)$' "$out"
 ktap_check "... in under a minute" test "$secs" -lt 60
 ktap_check "the JIT's code is mapped read-only and executable, nothing W+X" \
 	grep -q '^jit_diff: JIT code mapped r-xp, no writable and executable mapping$' "$out"

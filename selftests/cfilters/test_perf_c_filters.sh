@@ -5,7 +5,9 @@
 # names), FILE.o translated; the RFC's examples in C on
 # net:netif_receive_skb (6 prints for ping -c3, a count of 5 in table 0),
 # a kprobe filter keeping matching calls, --check/--disasm/--output on C,
-# errors with their source line
+# errors with their source line; BPF64_CHAIN(): skb->dev->name in one
+# expression, the same name as the RFC's two BPF64_READ() hops, and chains
+# that do not resolve refused with the member
 # requires: perf bpf-filter with C filters, clang, BPF64 event filters
 cd "$(dirname "$0")" || exit 1
 . ../perf/lib.sh
@@ -15,7 +17,7 @@ if ! "$PERF" bpf-filter -h 2>&1 | grep -q -- --clang-opt || ! command -v clang >
 	ktap_skip "perf bpf-filter without filters in C ($PERF), or no clang"
 	ktap_finished
 fi
-ktap_plan 15
+ktap_plan 18
 EXC=$TOP/build/linux/tools/bpf64/examples/c
 CT=$TOP/build/linux/tools/bpf64/ctest
 ping="ping -c 3 -i 0.2 127.0.0.1"
@@ -82,4 +84,37 @@ rc=$?
 ktap_check "--check of a dereference: rejected (exit 1) at deref.c:14, with the hint" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'deref.c:14:.*error: the checker rejects insn' '$WORK/out' &&
 		 grep -q 'note: kernel memory is read with bpf_load_pointer()' '$WORK/out'"
+
+# --- BPF64_CHAIN(): a member chain in one expression -------------------------
+cat > "$WORK/chain.c" <<'C'
+#include <bpf64_helpers.h>
+
+/* skb->dev->name of each packet: by the chain and by two BPF64_READ() hops */
+void filter(struct pt_regs *ctx)
+{
+	const void *skb = (const void *)BPF64_ARG(ctx, skb);
+	const void *dev = (const void *)BPF64_READ(skb, sk_buff, dev);
+	char by_chain[16] = {}, by_hops[16] = {};
+
+	bpf_probe_read_str(by_chain, sizeof(by_chain),
+			   (const void *)BPF64_CHAIN(skb, sk_buff, dev, name));
+	bpf_probe_read_str(by_hops, sizeof(by_hops), BPF64_MEMBER_ADDR(dev, net_device, name));
+	bpf64_printk("chain %s hops %s\n", by_chain, by_hops);
+}
+C
+bf --vmlinux "$VMLINUX" --event net:netif_receive_skb "$WORK/chain.c" -- $ping > "$WORK/out" 2> "$WORK/err"
+rc=$?
+n=$(grep -c 'chain lo hops lo$' "$WORK/out")
+ktap_check "BPF64_CHAIN(skb, sk_buff, dev, name) reads 'lo', as the two hops do, for each packet ($n)" \
+	bash -c "[ $rc -eq 0 ] && [ '$n' -ge 6 ]"
+sed 's/dev, name))/dev, nosuch))/' "$WORK/chain.c" > "$WORK/nochain.c"
+bf --vmlinux "$VMLINUX" --event net:netif_receive_skb "$WORK/nochain.c" -- true > "$WORK/out" 2>&1
+rc=$?
+ktap_check "a chain with a member that does not exist: exit 1, which chain and which member" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'BPF64_CHAIN sk_buff.dev.nosuch: no member net_device.nosuch' '$WORK/out'"
+sed 's/dev, name))/len, name))/' "$WORK/chain.c" > "$WORK/scalar.c"
+bf --vmlinux "$VMLINUX" --event net:netif_receive_skb "$WORK/scalar.c" -- true > "$WORK/out" 2>&1
+rc=$?
+ktap_check "a chain through a member that is not a structure: exit 1, its type" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'BPF64_CHAIN sk_buff.len.name: sk_buff.len is unsigned int, not a structure or a pointer to one' '$WORK/out'"
 ktap_finished

@@ -60,7 +60,7 @@ def missing():
 why = missing()
 if why:
     # bpftrace is the oracle of these jobs: without it they are not shown
-    for i in range(2 * PAIRS + 1):
+    for i in range(2 * PAIRS + 2):
         k.result(False, "a pair needs bpftrace, perf and clang: " + why)
     k.finish()
 VMLINUX = find_vmlinux()
