@@ -53,6 +53,25 @@ def wait_for(proc, stream, pattern, count, what):
         raise RuntimeError("%s did not attach: %s" % (what, "".join(lines)[-3000:]))
 
 
+def wait_kprobes(proc, what):
+    """Until the kprobe and the kretprobe on vfs_read are registered and
+    enabled (bpftrace says "Attaching" before it attaches; perf bpf-filter
+    enables its events after attaching its filters)."""
+    deadline = time.time() + ATTACH_TIMEOUT
+    while time.time() < deadline:
+        with open("/sys/kernel/debug/kprobes/list") as f:
+            kinds = {m.group(1) for m in re.finditer(r"^\S+\s+([kr])\s+vfs_read\+\S+(.*)$",
+                                                     f.read(), re.M)
+                     if "DISABLED" not in m.group(2)}
+        if kinds == {"k", "r"}:
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("%s: no enabled kprobe and kretprobe on vfs_read" % what)
+
+
 def stop(proc):
     for _ in range(3):
         proc.send_signal(signal.SIGINT)
@@ -70,6 +89,7 @@ def with_bpf64(args):
                              args.example, "--clang-opt", '-DCOMM="reader"'],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(proc, proc.stderr, "attached ", 2, "perf bpf-filter")
+    wait_kprobes(proc, "perf bpf-filter")
     t = run_reader(args)
     out, _ = stop(proc)
     tables = [json.loads(line) for line in out.splitlines() if '"tables"' in line]
@@ -83,10 +103,13 @@ def with_bpftrace(args):
     proc = subprocess.Popen(["bpftrace", "-e", ONE_LINER], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     wait_for(proc, proc.stdout, "Attaching ", 1, "bpftrace")
+    wait_kprobes(proc, "bpftrace")
     t = run_reader(args)
     out, _ = stop(proc)
     samples = sum(int(m.group(1)) for m in
                   re.finditer(r"^[\[(][^\n]*?[\])]\s+(\d+) \|", out, re.M))
+    if samples < args.reads:
+        sys.stdout.write("bench: bpftrace's output:\n%s\n" % out[-3000:])
     return t, samples
 
 

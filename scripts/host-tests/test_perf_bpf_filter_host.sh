@@ -26,7 +26,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 93
+ktap_plan 95
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -284,6 +284,15 @@ ktap_check "--hist draws perf ftrace latency's histogram" bash -c "
 	grep -qE '^# +KEY \| +COUNT \| GRAPH +\|\$' <<<'$out' &&
 	grep -qE '^ +2 - 4 +\| +10 \| #{25} +\|\$' <<<'$out' &&
 	grep -qE '^ +64 - 128 +\| +1 \| ## +\|\$' <<<'$out' && ! grep -q '128 - 256' <<<'$out'"
+sed -e 's/entries 4$/entries 4 shared perf_bpf_filter_1_start full 3555/' \
+	-e 's/entries 1$/entries 1 busy 2/' "$work/tables" > "$work/refused"
+bf --tables-file "$work/refused" > "$work/refused.out"
+ktap_check "what a table could not count is said: inserts refused when full, with why; busy refusals" bash -c "
+	grep -q '^# table 0: 3555 inserts refused, the table was full: a deleted element.s slot is\$' '$work/refused.out' &&
+	grep -q '^# table 1: 2 updates or deletes refused: they interrupted another on the same CPU\$' '$work/refused.out'"
+bf --tables-file "$work/refused" --json > "$work/r.json"
+ktap_expect "... and in --json: refused_full, refused_busy" "3555 0 0 2" \
+	"$(json '" ".join(str(t[f]) for t in j["tables"] for f in ("refused_full", "refused_busy"))' "$work/r.json")"
 bf --tables-file "$work/tables" --table 0:key=u9 > /dev/null 2> "$work/err"
 ktap_check "an unknown --table type is refused" grep -q "unknown type 'u9'" "$work/err"
 

@@ -10,7 +10,7 @@ import struct
 import time
 from common import *
 
-k = need_root_and_bpf64(21)
+k = need_root_and_bpf64(22)
 kp = path("kprobe_events")
 append(kp, "p:ksft_task/sync ksys_sync\n")
 append(kp, "p:ksft_task/openat do_sys_openat2 dfd=%di filename=%si\n")
@@ -290,6 +290,11 @@ k.check(later[-1:] == ["insB=0"] and set(later[:-1]) <= {"insB=-7"},
         "after a grace period the slot takes B (%d events)" % len(later), later)
 k.expect("... filter_tables shows B alone",
          [(bytes([0xB]) + bytes(7), bytes([7]) + bytes(7))], table_keys(SYNC))
+refused = 1 + later.count("insB=-7")
+k.expect("... and counts the inserts it refused in the table's header (full N)",
+         ["table 0 type hash key_size 8 elem_size 8 max_entries 1 entries 1 full %d" % refused],
+         [line for line in read(SYNC + "/filter_tables").splitlines()
+          if line.startswith("table 0 ")])
 
 
 # ---- bpf_get_stackid: the stack stored once, its id returned ----

@@ -273,9 +273,8 @@ def frames(text):
 
 
 out, tables = pair('kprobe:vfs_read /comm == "dd"/ { @[kstack] = count(); }',
-                   ["--kprobe", "vfs_read", os.path.join(EXC, "kstack_count.c"),
-                    "--table", "0:key=hex,value=ptr", "--table", "1:key=hex,value=u64"] +
-                   cflags("dd"), DD)
+                   ["--kprobe", "vfs_read", os.path.join(EXC, "kstack_count.c")] +
+                   cflags("dd"), DD)     # no --table: the stacks are void *[] in C
 stacks = {e["key_hex"]: frames(e["value"]) for e in tables[0]["entries"]} if tables else {}
 ours = {}
 for e in (tables[1]["entries"] if tables else []):
