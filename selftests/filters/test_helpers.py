@@ -141,8 +141,8 @@ p.ret(0)
 k.expect("table: lookup miss is NULL, insert and overwrite 0, a full table -E2BIG",
          ["miss=0 insert=0 overwrite=0", "full=-7"], run(p))
 tables = read(ev + "/filter_tables").splitlines()
-k.expect("filter_tables shows both entries in insertion order",
-         ["table 0 type hash key_size 8 elem_size 8 max_entries 2 entries 2",
+k.expect("filter_tables shows both entries in insertion order, and the refused insert",
+         ["table 0 type hash key_size 8 elem_size 8 max_entries 2 entries 2 full 1",
           "key 0100000000000000 value 0b00000000000000",
           "key 0200000000000000 value 1400000000000000"], tables)
 
