@@ -37,6 +37,24 @@ def count_block(lines):
     return counts, bailed
 
 
+def failing_leaves(lines, limit=20):
+    """Each failing leaf of a test after the diagnostics printed before it
+    (ktap_check, ktap_expect and ktap.py print them first), so the summary
+    at the end of a long run says what failed, not only which test."""
+    out, diag = [], []
+    for line in lines:
+        m = RESULT.match(line)
+        if m:
+            if classify(m.group(1), m.group(2)) == "fail":
+                out += diag[-8:] + [line]
+            diag = []
+        elif line.startswith("# "):
+            diag.append(line)
+    if len(out) > limit:
+        out = out[:limit] + ["... %d lines more" % (len(out) - limit)]
+    return "".join("\n    " + l for l in out)
+
+
 def host_log(lines, times, name):
     exit_code = 1
     body = []
@@ -53,7 +71,7 @@ def host_log(lines, times, name):
         counts["fail"] += 1
     if not any(counts.values()):
         counts["pass" if exit_code == 0 else "skip" if exit_code == 4 else "fail"] += 1
-    return counts, [] if not failed else ["exit %d" % exit_code]
+    return counts, [] if not failed else ["exit %d" % exit_code + failing_leaves(body)]
 
 
 def guest_log(lines, times, name):
@@ -88,7 +106,7 @@ def guest_log(lines, times, name):
             elif (top == "fail" or bailed) and counts["fail"] == 0:
                 counts["fail"] += 1
             if top == "fail":
-                problems.append(line)
+                problems.append(line + failing_leaves(nested))
             for k in totals:
                 totals[k] += counts[k]
             nested = []

@@ -9,7 +9,7 @@
 # recorded for the next run; --plan balances the workers
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 19
+ktap_plan 20
 if [ ! -f "${VM_KERNEL:-$TOP/build/kbuild/arch/x86/boot/bzImage}" ]; then
 	for i in $(seq 19); do ktap_skip "no test kernel (make kernel)"; done
 	ktap_finished
@@ -36,7 +36,7 @@ t "$st/a/test_after.sh" 'ktap_pass "runs after a crash"'
 # (the sleep lets its line through the serial console before the panic)
 t "$st/a/test_crash.sh" 'echo "# about to crash"; sleep 2; echo c > /proc/sysrq-trigger; sleep 30'
 t "$st/b/test_b1.sh" 'sleep 3; ktap_pass "b1"'
-t "$st/b/test_b2.sh" 'sleep 3; ktap_pass "b2"'
+t "$st/b/test_b2.sh" 'sleep 3; echo "# why b2 failed"; ktap_fail "b2 fails"'
 h() { # FILE BODY: a host test in KTAP
 	printf '#!/bin/bash\n. %q\nktap_plan 1\n%s\nktap_finished\n' "$TOP/selftests/lib/ktap.sh" "$2" > "$1"
 	chmod +x "$1"
@@ -88,7 +88,12 @@ JOBS=2 GUEST_TARGETS=b rt > "$out" 2>&1
 rc=$?
 sed 's/^/# /' "$out"
 ktap_expect "a failed host test fails the run" 1 "$rc"
-ktap_check "the summary counts host and guest tests" grep -qx "3 passed, 1 failed" "$out"
+ktap_check "the summary counts host and guest tests" grep -qx "2 passed, 2 failed" "$out"
+ktap_check "... and under each FAILED line, its failing checks and their diagnostics" bash -c "
+	grep -A2 '^FAILED: test_bad: exit 1' '$out' | tr '\\n' '|' |
+		grep -q '|    # the reason|    not ok 1 bad host test|' &&
+	grep -A2 '^FAILED: guest: not ok [0-9] selftests: b: test_b2.sh' '$out' |
+		tr '\\n' '|' | grep -q '|    # why b2 failed|    not ok 1 b2 fails|'"
 ktap_check "the host tests and a guest start at once" bash -c "
 	grep -q '^\[ 0:00\] host: test_bad' '$out' && grep -q '^\[ 0:00\] guest 1 (worker' '$out'"
 ktap_check "the host tests run one at a time, on one worker" bash -c "
@@ -98,7 +103,7 @@ ktap_check "the guest tests go to two guests" bash -c "
 ktap_check "a failing host test's output is shown" grep -q "  | # the reason" "$out"
 ktap_check "host logs and guest stream are kept" bash -c "
 	grep -q '^exit=1' '$work/logs/host-test_bad.log' && grep -q '^time=' '$work/logs/host-test_slow.log' &&
-	grep -q '^ok 2 selftests: b: test_b2.sh' '$work/logs/guest.log'"
+	grep -q '^not ok 2 selftests: b: test_b2.sh' '$work/logs/guest.log'"
 
 # 3: --plan: the host tests on one worker, the guests on both, balanced.
 plan=$(TEST_TIMES=$work/plan.json JOBS=2 HOSTILE_PARTS=4 "$TOP/scripts/run-tests" --plan 2>&1)
