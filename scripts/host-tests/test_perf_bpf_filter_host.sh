@@ -26,7 +26,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 95
+ktap_plan 97
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -418,4 +418,37 @@ ktap_check "bash completion lists the options" bash -c "
 ktap_check "perf bpf-filter -h shows every option" bash -c "
 	'$perf' bpf-filter -h 2>&1 | grep -q -- '--gen-header <FILE>'"
 ktap_check "perf help bpf-filter works" bash -c "'$perf' help bpf-filter 2>&1 | grep -q -- '--kprobe'"
+# perf probe's fastpath (the CU of a function's one symbol) finds what the
+# scan of every CU finds: FUNC@FILE takes the scan.  8 functions spread over
+# the symbol table, then one defined in a file another CU includes.
+fastpath() { # FUNC: the points and arguments both ways; "fast" when it was taken
+	local decl
+
+	bf -v -k "$vmlinux" --kprobe "$1" --json > "$work/fast.json" 2> "$work/fast.err" ||
+		return 0
+	grep -q "^$1: only in the CU of its symbol" "$work/fast.err" && echo fast
+	decl=$(json 'j["probe"]["decl"].split(":")[0]' "$work/fast.json")
+	bf -v -k "$vmlinux" --kprobe "$1@$decl" --json > "$work/scan.json" 2> "$work/scan.err"
+	grep -q "only in the CU of its symbol" "$work/scan.err" && echo "$1@$decl: no scan"
+	python3 -c 'import json, sys
+f, s = (json.load(open(p))["probe"] for p in sys.argv[2:4])
+print("%s: same" % sys.argv[1] if f == s else "%s: differ\n%s\n%s" % (sys.argv[1], f, s))' \
+		"$1" "$work/fast.json" "$work/scan.json"
+}
+sample=$(nm "$vmlinux" | awk '$2 ~ /^[Tt]$/ && $3 ~ /^[a-z_][a-z0-9_]*$/ { print $3 }' |
+	sort | uniq -u | awk 'NR % 3000 == 1' | head -8)
+for f in $sample; do fastpath "$f"; done > "$work/fastpath"
+sed 's/^/# /' "$work/fastpath"
+ktap_check "perf probe's fastpath: taken for 6 of 8 functions, the same points and arguments as the scan" \
+	bash -c "! grep -v -e ': same\$' -e '^fast\$' '$work/fastpath' &&
+		[ \$(grep -c '^fast\$' '$work/fastpath') -ge 6 ] &&
+		[ \$(grep -c ': same\$' '$work/fastpath') -ge 6 ]"
+# enqueue_task_rt is in kernel/sched/rt.c, which build_policy.c includes;
+# include/trace/events/net.h defines the external __traceiter_netif_receive_skb
+fastpath enqueue_task_rt > "$work/fastpath"
+fastpath __traceiter_netif_receive_skb > "$work/fastpath.tp"
+ktap_check "... not taken for a function of a .c file another CU includes; taken for an external function of a header" \
+	bash -c "grep -qx 'enqueue_task_rt: same' '$work/fastpath' && ! grep -q '^fast\$' '$work/fastpath' &&
+		[ \"\$(cat '$work/fastpath.tp')\" = 'fast
+__traceiter_netif_receive_skb: same' ]"
 ktap_finished
