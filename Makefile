@@ -23,7 +23,7 @@ VM_RUN := $(TOP)/scripts/vm-run
 
 export TOP BUILD TREE
 
-.PHONY: all deps tree kernel perf tools setup test host-test guest-test \
+.PHONY: all deps tree kernel perf tools setup setup-kernel setup-perf setup-tools test host-test guest-test \
 	demo bench bench-baseline fuzz fuzz-long test-debug export-patches tree-status vm-shell vm-run checkpatch \
 	check-series peer-test \
 	check-distro-config clean distclean
@@ -36,16 +36,31 @@ deps:
 tree: deps
 	@scripts/kernel-tree apply
 
+# Each build runs its own make -jN: no jobserver is passed down.
+BUILD_KERNEL := env -u MAKEFLAGS -u MFLAGS scripts/build-kernel $(KBUILD) vm-config/base.config
+BUILD_PERF   := env -u MAKEFLAGS -u MFLAGS scripts/build-perf $(BUILD)/perf
+BUILD_TOOLS  := env -u MAKEFLAGS -u MFLAGS scripts/build-tools $(BUILD)
+
 kernel: tree
-	@scripts/build-kernel $(KBUILD) vm-config/base.config
+	@$(BUILD_KERNEL)
 
 perf: tree
-	@scripts/build-perf $(BUILD)/perf
+	@$(BUILD_PERF)
 
 tools: tree
-	@scripts/build-tools $(BUILD)
+	@$(BUILD_TOOLS)
 
-setup: kernel perf tools
+# The three side by side: alone, each leaves a core idle in its serial
+# steps (configuring, feature checks, linking, BTF).
+setup: tree
+	@$(MAKE) --no-print-directory -j3 setup-kernel setup-perf setup-tools
+
+setup-kernel:
+	@$(BUILD_KERNEL)
+setup-perf:
+	@$(BUILD_PERF)
+setup-tools:
+	@$(BUILD_TOOLS)
 
 test: setup
 	@scripts/run-tests

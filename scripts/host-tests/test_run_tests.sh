@@ -9,7 +9,7 @@
 # recorded for the next run; --plan balances the workers
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 20
+ktap_plan 23
 if [ ! -f "${VM_KERNEL:-$TOP/build/kbuild/arch/x86/boot/bzImage}" ]; then
 	for i in $(seq 19); do ktap_skip "no test kernel (make kernel)"; done
 	ktap_finished
@@ -104,6 +104,29 @@ ktap_check "a failing host test's output is shown" grep -q "  | # the reason" "$
 ktap_check "host logs and guest stream are kept" bash -c "
 	grep -q '^exit=1' '$work/logs/host-test_bad.log' && grep -q '^time=' '$work/logs/host-test_slow.log' &&
 	grep -q '^not ok 2 selftests: b: test_b2.sh' '$work/logs/guest.log'"
+
+# 2b: estimates far off: a free worker takes over the tests another guest
+# has not begun (that guest stops after its current test).
+mkdir -p "$st/c"
+printf 'TEST_PROGS := test_long.sh test_c1.sh test_c2.sh test_c3.sh test_c4.sh\ninclude ../lib.mk\n' > "$st/c/Makefile"
+t "$st/c/test_long.sh" 'sleep 3; ktap_pass "long"'
+t "$st/c/test_c1.sh" 'sleep 8; ktap_pass c1'	# still running when guest 1 is done
+for i in 2 3 4; do t "$st/c/test_c$i.sh" "ktap_pass c$i"; done
+cat > "$work/times.json" <<'EOF2'
+{"boot": 5, "guest:c:test_long.sh": 200, "guest:c:test_c1.sh": 30, "guest:c:test_c2.sh": 30,
+ "guest:c:test_c3.sh": 30, "guest:c:test_c4.sh": 30}
+EOF2
+JOBS=2 GUEST_TARGETS=c rt --guest-only > "$out" 2>&1
+rc=$?
+sed 's/^/# /' "$out"
+ktap_expect "a guest hands back what it has not begun: exit 0" 0 "$rc"
+ktap_check "... told to stop after its current test, it leaves 3 tests to the free workers" bash -c "
+	grep -q 'guest 2: stops after its current test: 3 tests' '$out' &&
+	grep -q '^# stopped: 3 tests left to another guest' '$work/logs/boots/guest-2.log'"
+ktap_check "... they run in other guests, all five pass once, in the targets' order" bash -c "
+	grep -qx '5 passed, 0 failed' '$out' && grep -q '^\[.*\] guest [34] (worker' '$out' &&
+	grep -E '^(ok|not ok)' '$work/logs/guest.log' | sed 's/ #.*//' | tr '\n' '|' |
+	grep -qx 'ok 1 selftests: c: test_long.sh|ok 2 selftests: c: test_c1.sh|ok 3 selftests: c: test_c2.sh|ok 4 selftests: c: test_c3.sh|ok 5 selftests: c: test_c4.sh|'"
 
 # 3: --plan: the host tests on one worker, the guests on both, balanced.
 plan=$(TEST_TIMES=$work/plan.json JOBS=2 HOSTILE_PARTS=4 "$TOP/scripts/run-tests" --plan 2>&1)
