@@ -11,7 +11,8 @@
 # lines are nested under '# '.  After each result a line
 # '# time: SECONDS selftests: TARGET: PROG' says how long it took.
 # KSFT_TIMEOUT_SCALE=N multiplies every timeout (the debug kernel is slower).
-# When the file KSFT_STOP_FILE names appears, no further test starts.
+# When the file KSFT_STOP_FILE names appears, no further test starts but
+# those of KSFT_STOP_KEEP.
 cd "$(dirname "$0")" || exit 1
 KSFT_SKIP=4
 
@@ -34,12 +35,18 @@ now() { date +%s%N; }
 echo "TAP version 13"
 echo "1..${#tests[@]}"
 pass=0 fail=0 skip=0 n=0
-for t in "${tests[@]}"; do
+# Run after a stop too: the entries of KSFT_STOP_KEEP (a guest's own checks).
+kept() { case " ${KSFT_STOP_KEEP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+stopped=
+for ((i = 0; i < ${#tests[@]}; i++)); do
+	t=${tests[i]}
 	# The host's scheduler hands the rest to a guest of its own.
-	if [ -n "${KSFT_STOP_FILE:-}" ] && [ -e "$KSFT_STOP_FILE" ]; then
-		echo "# stopped: $((${#tests[@]} - n)) tests left to another guest"
-		break
+	if [ -z "$stopped" ] && [ -n "${KSFT_STOP_FILE:-}" ] && [ -e "$KSFT_STOP_FILE" ]; then
+		stopped=0
+		for u in "${tests[@]:i}"; do kept "$u" || stopped=$((stopped + 1)); done
+		echo "# stopped: $stopped tests left to another guest"
 	fi
+	[ -n "$stopped" ] && ! kept "$t" && continue
 	n=$((n + 1))
 	dir=${t%%:*} prog=${t#*:} part=
 	case "$prog" in

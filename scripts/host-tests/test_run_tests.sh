@@ -9,7 +9,7 @@
 # recorded for the next run; --plan balances the workers
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 23
+ktap_plan 24
 if [ ! -f "${VM_KERNEL:-$TOP/build/kbuild/arch/x86/boot/bzImage}" ]; then
 	for i in $(seq 19); do ktap_skip "no test kernel (make kernel)"; done
 	ktap_finished
@@ -112,20 +112,24 @@ printf 'TEST_PROGS := test_long.sh test_c1.sh test_c2.sh test_c3.sh test_c4.sh\n
 t "$st/c/test_long.sh" 'sleep 3; ktap_pass "long"'
 t "$st/c/test_c1.sh" 'sleep 8; ktap_pass c1'	# still running when guest 1 is done
 for i in 2 3 4; do t "$st/c/test_c$i.sh" "ktap_pass c$i"; done
+t "$st/c/test_each.sh" 'ktap_pass "each guest"'	# like test-debug's kmemleak scan
 cat > "$work/times.json" <<'EOF2'
 {"boot": 5, "guest:c:test_long.sh": 200, "guest:c:test_c1.sh": 30, "guest:c:test_c2.sh": 30,
  "guest:c:test_c3.sh": 30, "guest:c:test_c4.sh": 30}
 EOF2
-JOBS=2 GUEST_TARGETS=c rt --guest-only > "$out" 2>&1
+JOBS=2 GUEST_TARGETS=c GUEST_EACH_BOOT=c:test_each.sh rt --guest-only > "$out" 2>&1
 rc=$?
 sed 's/^/# /' "$out"
 ktap_expect "a guest hands back what it has not begun: exit 0" 0 "$rc"
 ktap_check "... told to stop after its current test, it leaves 3 tests to the free workers" bash -c "
 	grep -q 'guest 2: stops after its current test: 3 tests' '$out' &&
 	grep -q '^# stopped: 3 tests left to another guest' '$work/logs/boots/guest-2.log'"
+ktap_check "... and still runs what every guest runs (GUEST_EACH_BOOT)" bash -c "
+	sed -n '/^# stopped: /,\$p' '$work/logs/boots/guest-2.log' |
+	grep -q '^ok [0-9]* selftests: c: test_each.sh'"
 ktap_check "... they run in other guests, all five pass once, in the targets' order" bash -c "
-	grep -qx '5 passed, 0 failed' '$out' && grep -q '^\[.*\] guest [34] (worker' '$out' &&
-	grep -E '^(ok|not ok)' '$work/logs/guest.log' | sed 's/ #.*//' | tr '\n' '|' |
+	grep -qE '^[0-9]+ passed, 0 failed\$' '$out' && grep -q '^\[.*\] guest [34] (worker' '$out' &&
+	grep -E '^(ok|not ok)' '$work/logs/guest.log' | grep -v test_each | sed 's/ #.*//' | tr '\n' '|' |
 	grep -qx 'ok 1 selftests: c: test_long.sh|ok 2 selftests: c: test_c1.sh|ok 3 selftests: c: test_c2.sh|ok 4 selftests: c: test_c3.sh|ok 5 selftests: c: test_c4.sh|'"
 
 # 3: --plan: the host tests on one worker, the guests on both, balanced.
