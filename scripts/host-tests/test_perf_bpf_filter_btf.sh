@@ -7,6 +7,7 @@
 # cannot say is said.  Offline, on the test kernel's vmlinux (its .BTF).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
+. "$TOP/selftests/lib/malloc_check.sh"
 perf=${PERF:-$TOP/build/perf/perf}
 vmlinux=${VMLINUX:-$TOP/build/kbuild/vmlinux}
 work=$(mktemp -d)

@@ -7,6 +7,7 @@
 # --hist, --sort).  Nothing is attached: the host kernel is never touched.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
+. "$TOP/selftests/lib/malloc_check.sh"
 perf=${PERF:-$TOP/build/perf/perf}
 ex=$TOP/build/tools/bpf64/examples
 vmlinux=$TOP/build/kbuild/vmlinux

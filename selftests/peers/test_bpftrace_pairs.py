@@ -20,6 +20,13 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "
 PERF = os.environ.get("PERF_BIN") or os.environ.get("PERF") or os.path.join(TOP, "build/perf/perf")
 EXC = os.path.join(TOP, "build/linux/tools/bpf64/examples/c")
 WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
+# perf under glibc's malloc checks, as selftests/lib/malloc_check.sh runs it
+# in the shell tests: a double free aborts it at once.
+MALLOC_CHECK_ENV = dict(os.environ)
+if subprocess.run("ldconfig -p | grep -q 'libc_malloc_debug[.]so[.]0 '",
+                  shell=True).returncode == 0:
+    MALLOC_CHECK_ENV.update(LD_PRELOAD="libc_malloc_debug.so.0",
+                            GLIBC_TUNABLES="glibc.malloc.check=3")
 ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
 
 PAIRS = 8
@@ -106,8 +113,10 @@ def perf_run(args, workload):
     cmd = [PERF, "bpf-filter", "--vmlinux", VMLINUX, "--json", "-q"] + args + \
         ["--", "sh", "-c", workload]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=WORK,
-                       timeout=ATTACH_TIMEOUT)
+                       timeout=ATTACH_TIMEOUT, env=MALLOC_CHECK_ENV)
     objs = [json.loads(line) for line in r.stdout.splitlines() if '"tables"' in line]
+    if r.returncode:
+        objs = []
     if not objs:
         sys.stdout.write("# perf exit %d: %s\n" % (r.returncode,
                                                    r.stderr[-2000:].replace("\n", "\n# ")))

@@ -5,6 +5,7 @@
 # perf bpf-filter must leave as it found it.
 . ../lib/ktap.sh
 . ../lib/tracefs.sh
+. ../lib/malloc_check.sh
 
 TOP=$(cd ../.. && pwd)
 PERF=${PERF:-$TOP/build/perf/perf}
@@ -68,6 +69,13 @@ instance_of() { echo "$TRACEFS/instances/perf-bpf-filter-$1"; }
 enabled_in() { [ "$(cat "$(instance_of "$1")/events/$2/enable" 2>/dev/null)" = 1 ]; }
 
 bf() { "$PERF" bpf-filter "$@"; }
+
+# ktap_expect_ok DESCRIPTION STATUS ERRFILE: pass when STATUS is 0; when it
+# is not, show the end of what the command wrote to ERRFILE.
+ktap_expect_ok() {
+	[ "$2" = 0 ] || tail -n 6 "$3" 2> /dev/null | sed 's/^/# /'
+	ktap_expect "$1" 0 "$2"
+}
 
 # json EXPR FILE: the Python expression EXPR of the JSON value j in FILE
 json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$2"; }

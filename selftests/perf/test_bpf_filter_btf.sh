@@ -63,7 +63,7 @@ nodwarf() {
 }
 pf() { nodwarf "$PERF" bpf-filter "$@"; }
 pf --event net:netif_receive_skb --member sk_buff.dev > "$WORK/list" 2> "$WORK/err"
-ktap_expect "the listing without DWARF: exit 0" 0 $?
+ktap_expect_ok "the listing without DWARF: exit 0" $? "$WORK/err"
 ktap_check "... from BTF, $BTF" grep -q "^net:netif_receive_skb: tracepoint, prototype of btf_trace_netif_receive_skb, from BTF $BTF\$" "$WORK/list"
 ktap_check "... skb in si, and skb->dev" bash -c "
 	grep -qE '^  skb +struct sk_buff \* +arg1 %si +ctx\+104\$' '$WORK/list' &&
@@ -93,7 +93,7 @@ for n in (4321, 100, 4321, 7, 4321):
     os.write(fd, b"x" * n)'
 	pf --kprobe 'vfs_write count' "$EXC/kprobe_arg_match.c" -- python3 -c "$writes" \
 		> "$WORK/out" 2> "$WORK/err"
-	ktap_expect "kprobe_arg_match.c on 'vfs_write count' (count=%dx for perf probe): exit 0" 0 $?
+	ktap_expect_ok "kprobe_arg_match.c on 'vfs_write count' (count=%dx for perf probe): exit 0" $? "$WORK/err"
 	ktap_expect "... only the three writes of 4321 bytes" "3 0" \
 		"$(grep -cE 'count=(0x10e1|4321)$' "$WORK/out") $(grep -cE 'count=(0x64|100|0x7|7)$' "$WORK/out")"
 	pf --kprobe vfs_write --clang-opt -DMATCH_ARG=count --clang-opt -DMATCH_VALUE=4321 \

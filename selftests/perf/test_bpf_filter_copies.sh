@@ -37,7 +37,7 @@ traffic="python3 $HERE/ipv6_dst_discard.py 3 2"
 
 # --- the listing: every copy, with its file ---------------------------------
 perf bpf-filter --kprobe dst_discard > "$WORK/list" 2> "$WORK/err"
-ktap_expect "perf bpf-filter --kprobe dst_discard: exit 0" 0 $?
+ktap_expect_ok "perf bpf-filter --kprobe dst_discard: exit 0" $? "$WORK/err"
 ncopies=$(sed -n 's/^dst_discard: kprobe at \([0-9]*\) out-of-line copies .*/\1/p' "$WORK/list")
 ktap_check "it lists several out-of-line copies ($ncopies)" test "${ncopies:-0}" -ge 2
 ktap_check "... with their files, among them net/ipv6/route.c and net/ipv6/exthdrs.c" bash -c "
@@ -51,7 +51,7 @@ IP=$(bf --arg ip --json | python3 -c 'import json,sys; print(json.load(sys.stdin
 python3 "$HERE/mkfilter.py" "$WORK/ip.bpf" count "$IP" > /dev/null
 perf bpf-filter --kprobe dst_discard "$WORK/ip.bpf" --table 0:key=ptr,value=u64 -- $traffic \
 	> "$WORK/out" 2> "$WORK/err"
-ktap_expect "perf bpf-filter --kprobe dst_discard FILTER -- traffic: exit 0" 0 $?
+ktap_expect_ok "perf bpf-filter --kprobe dst_discard FILTER -- traffic: exit 0" $? "$WORK/err"
 ktap_check "one kprobe event per copy, each said with its file" bash -c "
 	grep -q '^created $ncopies kprobe events on dst_discard, one for each out-of-line copy:\$' '$WORK/err' &&
 	[ \$(grep -cE '^  bpf_filter_[0-9]+:dst_discard(_[0-9]+)?: dst_discard at 0x[0-9a-f]+ in ' '$WORK/err') -eq $ncopies ]"
@@ -66,7 +66,7 @@ ktap_check "the tables of the copies are added up, and said to be" \
 	grep -q "^# tables of the filters on $ncopies events bpf_filter_[0-9]*:dst_discard\.\.\., added up (end)\$" "$WORK/out"
 perf bpf-filter --kprobe dst_discard "$WORK/ip.bpf" --table 0:key=ptr,value=u64 --json -q -- $traffic \
 	> "$WORK/out.json" 2> "$WORK/err"
-ktap_expect "... --json -q: exit 0" 0 $?
+ktap_expect_ok "... --json -q: exit 0" $? "$WORK/err"
 ktap_check "... one table: two keys (the copies' ips), 3 and 2 calls" python3 - "$WORK/out.json" "$ncopies" <<'PY'
 import json, sys
 j = json.loads(open(sys.argv[1]).read())
@@ -86,7 +86,7 @@ ktap_check "values that are not numbers: the tables of each copy, said so" bash 
 # --- a C filter reading skb, on every copy -----------------------------------
 if command -v clang > /dev/null; then
 	perf bpf-filter --kprobe dst_discard "$HERE/skb_len.c" -- $traffic > "$WORK/out" 2> "$WORK/err"
-	ktap_expect "a C filter with ARG_skb on every copy: exit 0" 0 $?
+	ktap_expect_ok "a C filter with ARG_skb on every copy: exit 0" $? "$WORK/err"
 	ktap_expect "... skb->len: 8 after the IPv6 header (exthdrs.c), 48 with it (route.c)" "3 2" \
 		"$(grep -cE ': len 8\s*$' "$WORK/out") $(grep -cE ': len 48\s*$' "$WORK/out")"
 else
@@ -96,7 +96,7 @@ fi
 
 # --- a kretprobe on every copy, and what is left ------------------------------
 perf bpf-filter --kretprobe dst_discard "$WORK/ip.bpf" -q -- $traffic > /dev/null 2> "$WORK/err"
-ktap_expect "--kretprobe dst_discard: exit 0" 0 $?
+ktap_expect_ok "--kretprobe dst_discard: exit 0" $? "$WORK/err"
 ktap_check "... one kretprobe event per copy" \
 	grep -q "^created $ncopies kretprobe events on dst_discard%return, one for each out-of-line copy:\$" "$WORK/err"
 ktap_expect "no kprobe, no instance left, the top level as before" "$before" "$(state)"

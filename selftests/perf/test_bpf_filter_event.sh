@@ -24,7 +24,7 @@ before=$(state)
 
 # --- filter_ex1: print lo's packets, drop the events ------------------------
 bf --event net:netif_receive_skb "$WORK/filter_ex1.bpf" -- $ping > "$WORK/out" 2> "$WORK/err"
-ktap_expect "filter_ex1 with ping: exit 0" 0 $?
+ktap_expect_ok "filter_ex1 with ping: exit 0" $? "$WORK/err"
 ktap_check "it attached in a private instance" \
 	grep -q "attached .*filter_ex1.bpf to net:netif_receive_skb in the trace instance perf-bpf-filter-" "$WORK/err"
 ktap_expect "it printed each of the 6 packets on lo" 6 \
@@ -36,7 +36,7 @@ ktap_expect "the top-level event, instances and kprobes are as before" "$before"
 # --- filter_ex2: packets per device in table 0 ------------------------------
 bf --event net:netif_receive_skb "$WORK/filter_ex2.bpf" --table 0:key=ptr,value=u64 --json \
 	-- sh -c "$ping > /dev/null" > "$WORK/out.json" 2> "$WORK/err"
-ktap_expect "filter_ex2 --json with ping: exit 0" 0 $?
+ktap_expect_ok "filter_ex2 --json with ping: exit 0" $? "$WORK/err"
 ktap_check "every line of the output is JSON" python3 -c "
 import json, sys
 for line in open(sys.argv[1]):

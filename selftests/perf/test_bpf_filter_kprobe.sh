@@ -33,7 +33,7 @@ mk "$WORK/args.bpf" print 'A %d %llx %llx\n' "$DFD" "$FILENAME" "$HOW"
 before=$(state)
 bf --vmlinux "$VMLINUX" --kprobe 'do_sys_openat2 dfd filename=filename:x64 how=how:x64' "$WORK/args.bpf" -- cat /etc/hostname \
 	> "$WORK/out" 2> "$WORK/err"
-ktap_expect "--kprobe with arguments and a filter, running cat: exit 0" 0 $?
+ktap_expect_ok "--kprobe with arguments and a filter, running cat: exit 0" $? "$WORK/err"
 ktap_check "it created the kprobe in its group, bpf_filter_<pid>" \
 	grep -q "created the kprobe event bpf_filter_[0-9]*:do_sys_openat2 on do_sys_openat2" "$WORK/err"
 ktap_check "the filter's values are the event's, for every open" \
@@ -51,7 +51,7 @@ ktap_expect "--kretprobe lists \$retval in ax (ctx+80)" "\$retval 80" \
 mk "$WORK/ret.bpf" print 'R %lld\n' "$RET"
 bf --vmlinux "$VMLINUX" --kprobe 'do_sys_openat2%return $retval' "$WORK/ret.bpf" -- cat /etc/hostname /nonexistent \
 	> "$WORK/out" 2> "$WORK/err"
-ktap_expect "--kprobe FUNC%return with a filter: exit 0" 0 $?
+ktap_expect_ok "--kprobe FUNC%return with a filter: exit 0" $? "$WORK/err"
 ktap_check "the filter's return values are the event's" \
 	python3 "$HERE/pairs.py" "$WORK/out" '__return: \(.*\) arg1=(0x[0-9a-f]+)' ': R (-?[0-9]+)\s*$' 3
 ktap_check "... an fd and -ENOENT among them" bash -c "grep -qE ': R [0-9]+\\s*\$' '$WORK/out' && grep -qE ': R -2\\s*\$' '$WORK/out'"
@@ -66,7 +66,7 @@ ktap_expect "sys_enter: id is arg2, in dx (ctx+96)" 96 "$ID"
 mk "$WORK/nr.bpf" print 'NR %lld\n' "$ID" --if "$ID" 39
 bf --event raw_syscalls:sys_enter "$WORK/nr.bpf" -- python3 -c 'import os; [os.getpid() for i in range(5)]' \
 	> "$WORK/out" 2> "$WORK/err"
-ktap_expect "--event raw_syscalls:sys_enter with a filter: exit 0" 0 $?
+ktap_expect_ok "--event raw_syscalls:sys_enter with a filter: exit 0" $? "$WORK/err"
 ktap_check "the filter reads the id the event records" \
 	python3 "$HERE/pairs.py" "$WORK/out" ' sys_enter: NR ([0-9]+) ' '__tracepoint_sys_enter: NR ([0-9]+)\s*$' 5
 ktap_check "... and keeps only getpid" bash -c "! grep ' sys_enter: NR ' '$WORK/out' | grep -v ' NR 39 '"
@@ -76,7 +76,7 @@ mk "$WORK/count.bpf" count "$ID"
 bf --event raw_syscalls:sys_enter "$WORK/count.bpf" -q --json --table 0:key=u64,value=u64 \
 	--sort value --hist 0 -- python3 -c 'import os; [os.getpid() for i in range(200)]' \
 	> "$WORK/count.json" 2> "$WORK/err"
-ktap_expect "a counting filter on every system call: exit 0" 0 $?
+ktap_expect_ok "a counting filter on every system call: exit 0" $? "$WORK/err"
 ktap_check "getpid counted at least 200 times" python3 -c "
 import json, sys
 t = json.load(open(sys.argv[1]))['tables'][0]

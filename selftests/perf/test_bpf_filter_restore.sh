@@ -98,7 +98,7 @@ ktap_check "the next run removed that instance and kprobe" bash -c "
 	[ ! -d $(instance_of $dead1) ] && ! grep -q 'bpf_filter_$dead1/' $TRACEFS/kprobe_events"
 ktap_check "SIGKILL of a --global run leaves its kprobe enabled at the top level" top_enabled bpf_filter_$dead2/getname_flags
 bf --event net:netif_receive_skb "$WORK/filter_ex1.bpf" --timeout 1000 > /dev/null 2> "$WORK/err"
-ktap_expect "the next run: exit 0" 0 $?
+ktap_expect_ok "the next run: exit 0" $? "$WORK/err"
 ktap_check "... disables and removes that kprobe" \
 	grep -q "removing the kprobe bpf_filter_$dead2:getname_flags of a perf bpf-filter that is gone$" "$WORK/err"
 ktap_expect "nothing of theirs is left" "$before" "$(state)"
