@@ -9,9 +9,9 @@
 # recorded for the next run; --plan balances the workers
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 24
+ktap_plan 26
 if [ ! -f "${VM_KERNEL:-$TOP/build/kbuild/arch/x86/boot/bzImage}" ]; then
-	for i in $(seq 19); do ktap_skip "no test kernel (make kernel)"; done
+	for i in $(seq 26); do ktap_skip "no test kernel (make kernel)"; done
 	ktap_finished
 fi
 # The guest sees the repository, not the host's /tmp: work under build/.
@@ -51,7 +51,7 @@ cat > "$work/times.json" <<'EOF'
 EOF
 cp "$work/times.json" "$work/times0.json"
 rt() { SELFTESTS=$st HOST_TESTS_DIR=$host TEST_LOGS=$work/logs TEST_TIMES=$work/times.json \
-	"$TOP/scripts/run-tests" "$@"; }
+	timeout -k 10 "${RT_TIMEOUT:-600}" "$TOP/scripts/run-tests" "$@"; }
 out=$work/out
 
 # 1: one worker, target a: the crash, the tests after it in a new guest.
@@ -131,6 +131,19 @@ ktap_check "... they run in other guests, all five pass once, in the targets' or
 	grep -qE '^[0-9]+ passed, 0 failed\$' '$out' && grep -q '^\[.*\] guest [34] (worker' '$out' &&
 	grep -E '^(ok|not ok)' '$work/logs/guest.log' | grep -v test_each | sed 's/ #.*//' | tr '\n' '|' |
 	grep -qx 'ok 1 selftests: c: test_long.sh|ok 2 selftests: c: test_c1.sh|ok 3 selftests: c: test_c2.sh|ok 4 selftests: c: test_c3.sh|ok 5 selftests: c: test_c4.sh|'"
+
+# 2c: one long test and two workers: the free worker has nothing to take
+# over (a guest always runs its first test), so the test runs once.
+cat > "$work/times.json" <<'EOF2'
+{"boot": 5, "guest:c:test_long.sh": 300}
+EOF2
+RT_TIMEOUT=120 JOBS=2 GUEST_TARGETS=c GUEST_TESTS=test_long.sh rt --guest-only > "$out" 2>&1
+rc=$?
+sed 's/^/# /' "$out"
+ktap_expect "one long test on two workers: exit 0" 0 "$rc"
+ktap_check "... one guest runs it; none is told to stop and none boots again" bash -c "
+	grep -qx '1 passed, 0 failed' '$out' && ! grep -q 'stops after' '$out' &&
+	! grep -q '^\[.*\] guest 2 (worker' '$out'"
 
 # 3: --plan: the host tests on one worker, the guests on both, balanced.
 plan=$(TEST_TIMES=$work/plan.json JOBS=2 HOSTILE_PARTS=4 "$TOP/scripts/run-tests" --plan 2>&1)
