@@ -34,7 +34,7 @@ if command -v setpriv > /dev/null; then
 	}
 	# packets on lo without privileges: UDP to the discard port
 	udp3="python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); [s.sendto(b'x', ('127.0.0.1', 9)) for i in range(3)]\""
-	perfmon --event net:netif_receive_skb "$WORK/filter_ex1.bpf" --timeout 1000 -- sh -c "$udp3" \
+	perfmon --event net:netif_receive_skb "$WORK/filter_ex1.bpf" -- sh -c "$udp3" \
 		> "$WORK/out" 2> "$WORK/err"
 	ktap_expect_ok "not root but CAP_PERFMON (and CAP_DAC_OVERRIDE for tracefs): attaches, exit 0" $? "$WORK/err"
 	ktap_check "... and the filter ran" grep -q "__tracepoint_netif_receive_skb: skb " "$WORK/out"
