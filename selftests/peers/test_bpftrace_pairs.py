@@ -20,13 +20,13 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "
 PERF = os.environ.get("PERF_BIN") or os.environ.get("PERF") or os.path.join(TOP, "build/perf/perf")
 EXC = os.path.join(TOP, "build/linux/tools/bpf64/examples/c")
 WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
-# perf under glibc's malloc checks, as selftests/lib/malloc_check.sh runs it
-# in the shell tests: a double free aborts it at once.
+# perf under glibc's malloc checks: the environment the shell tests get from
+# selftests/lib/malloc_check.sh (a double free aborts perf at once).
 MALLOC_CHECK_ENV = dict(os.environ)
-if subprocess.run("ldconfig -p | grep -q 'libc_malloc_debug[.]so[.]0 '",
-                  shell=True).returncode == 0:
-    MALLOC_CHECK_ENV.update(LD_PRELOAD="libc_malloc_debug.so.0",
-                            GLIBC_TUNABLES="glibc.malloc.check=3")
+MALLOC_CHECK_ENV.update(line.split("=", 1) for line in subprocess.run(
+    ["bash", "-c", '. "$1"; env | grep -E "^(LD_PRELOAD|GLIBC_TUNABLES)="', "-",
+     os.path.join(TOP, "selftests", "lib", "malloc_check.sh")],
+    capture_output=True, text=True).stdout.splitlines())
 ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
 
 PAIRS = 8
