@@ -183,8 +183,8 @@ DD = "dd if=%s of=/dev/null bs=1024 2> /dev/null; dd if=/dev/zero of=/dev/null b
 
 # ---- 1. syscalls by process name ----
 out, tables = pair("tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }",
-                   ["--event", "raw_syscalls:sys_enter", os.path.join(EXC, "syscall_count.c"),
-                    "--table", "0:key=str,value=u64"], DD)
+                   ["--event", "raw_syscalls:sys_enter", os.path.join(EXC, "syscall_count.c")],
+                   DD)
 ours = {e["key"]: e["value"] for e in tables[0]["entries"]} if tables else {}
 theirs = bt_map(out)
 k.check(ours.get("dd", 0) > 600, "syscall_count.c counts dd's system calls (>600)", ours)
@@ -194,8 +194,8 @@ print("# syscalls of dd: BPF64 %s, bpftrace %s" % (ours.get("dd"), theirs.get("d
 
 # ---- 2. read() sizes, log2 histogram ----
 out, tables = pair('tracepoint:syscalls:sys_exit_read /comm == "dd"/ { @ = hist(args->ret); }',
-                   ["--event", "raw_syscalls:sys_exit", os.path.join(EXC, "read_sizes.c"),
-                    "--table", "0:key=s64,value=u64", "--hist", "0"] + cflags("dd"), DD)
+                   ["--event", "syscalls:sys_exit_read", os.path.join(EXC, "read_sizes.c"),
+                    "--hist", "0"] + cflags("dd"), DD)
 ours = {bucket_low(b["label"]): b["count"] for b in tables[0]["hist"]["buckets"]} \
     if tables and "hist" in tables[0] else {}
 theirs = bt_hist(out)
@@ -207,8 +207,8 @@ agree("... the same buckets and counts as bpftrace's hist(args->ret)",
 
 # ---- 3. vfs_read() return values, linear histogram ----
 out, tables = pair('kretprobe:vfs_read /comm == "dd"/ { @ = lhist(retval, 0, 2000, 200); }',
-                   ["--kretprobe", "vfs_read", os.path.join(EXC, "vfs_read_lhist.c"),
-                    "--table", "0:key=s64,value=u64"] + cflags("dd"), DD)
+                   ["--kretprobe", "vfs_read", os.path.join(EXC, "vfs_read_lhist.c")] +
+                   cflags("dd"), DD)
 ours = {}
 for e in (tables[0]["entries"] if tables else []):
     ours[None if e["key"] < 0 else 200 * e["key"]] = e["value"]
@@ -222,8 +222,8 @@ agree("... the same buckets and counts as bpftrace's lhist(retval, 0, 2000, 200)
 # ---- 4. files opened, by name ----
 CAT = "cat /etc/hostname /etc/passwd /nonexistent-bpf64 /etc/hostname > /dev/null 2>&1; true"
 out, tables = pair('tracepoint:syscalls:sys_enter_openat /comm == "cat"/ { @[str(args->filename)] = count(); }',
-                   ["--event", "raw_syscalls:sys_enter", os.path.join(EXC, "opens.c"),
-                    "--table", "0:key=str,value=u64"] + cflags("cat"), CAT)
+                   ["--event", "syscalls:sys_enter_openat", os.path.join(EXC, "opens.c")] +
+                   cflags("cat"), CAT)
 ours = {e["key"]: e["value"] for e in tables[0]["entries"]} if tables else {}
 theirs = bt_map(out)
 k.check(ours.get("/etc/hostname") == 2 and ours.get("/nonexistent-bpf64") == 1,
@@ -233,8 +233,8 @@ agree("... the same paths and counts as bpftrace's @[str(args->filename)] = coun
 
 # ---- 5. events by probe, over a wildcard ----
 out, objs = pair('tracepoint:sched:sched_* /comm == "dd"/ { @[probe] = count(); }',
-                 ["--event", "sched:sched_*", os.path.join(EXC, "event_count.c"),
-                  "--table", "0:key=u64,value=u64"] + cflags("dd"), DD, run=perf_run)
+                 ["--event", "sched:sched_*", os.path.join(EXC, "event_count.c")] +
+                 cflags("dd"), DD, run=perf_run)
 ours = {o["event"]: o["tables"][0]["entries"][0]["value"]
         for o in objs if o["tables"] and o["tables"][0]["entries"]}
 theirs = {key.replace("tracepoint:", "", 1): v for key, v in bt_map(out).items()}
@@ -260,8 +260,8 @@ headers = dict(os.environ, BPFTRACE_KERNEL_SOURCE=os.path.join(TOP, "build/linux
 out, tables = pair('#include <linux/path.h>\n#include <linux/dcache.h>\n'
                    'kprobe:vfs_open /comm == "cat"/ '
                    '{ @[str(((struct path *)arg0)->dentry->d_name.name)] = count(); }',
-                   ["--kprobe", "vfs_open", os.path.join(EXC, "vfs_open_names.c"),
-                    "--table", "0:key=str,value=u64"] + cflags("cat"), CAT, env=headers)
+                   ["--kprobe", "vfs_open", os.path.join(EXC, "vfs_open_names.c")] +
+                   cflags("cat"), CAT, env=headers)
 ours = {e["key"]: e["value"] for e in tables[0]["entries"]} if tables else {}
 theirs = bt_map(out)
 k.check(ours.get("hostname") == 2 and ours.get("passwd") == 1,

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: perf bpf-filter on system call events: the fields of
+# syscalls:sys_enter_openat and sys_exit_read listed from their format
+# (names, types, ctx offsets, --gen-header), a filter in C reading
+# BPF64_ARG(ctx, filename) and one keeping the reads that returned 4321
+# bytes; a system call event that does not exist; the top level untouched
+# requires: perf bpf-filter, BPF64 event filters, clang, FTRACE_SYSCALLS
+cd "$(dirname "$0")" || exit 1
+. ./lib.sh
+bf_require
+ktap_plan 12
+before=$(state syscalls/sys_enter_openat)
+
+# --- the fields, from the format -------------------------------------------
+bf --event syscalls:sys_enter_openat --json > "$WORK/openat.json" 2> "$WORK/err"
+ktap_expect_ok "listing syscalls:sys_enter_openat: exit 0" $? "$WORK/err"
+ktap_expect "its fields in the format's order, a system call event" \
+	"syscall __syscall_nr dfd filename flags mode" \
+	"$(json '" ".join([j["probe"]["kind"]] + [a["name"] for a in j["probe"]["args"]])' "$WORK/openat.json")"
+ktap_expect "filename is argument 3: const char * in cx, ctx+88" "const char * arg3 %cx 88" \
+	"$(json '" ".join(str(j["probe"]["args"][2][k]) for k in ("type", "location", "ctx_offset"))' "$WORK/openat.json")"
+bf --event syscalls:sys_exit_read --json > "$WORK/read.json" 2> "$WORK/err"
+ktap_expect "sys_exit_read: ret, a long, is argument 2 (dx, ctx+96)" "__syscall_nr ret long 96" \
+	"$(json '" ".join([a["name"] for a in j["probe"]["args"]] + [j["probe"]["args"][1]["type"], str(j["probe"]["args"][1]["ctx_offset"])])' "$WORK/read.json")"
+bf --event syscalls:sys_enter_openat --gen-header "$WORK/openat.h" > /dev/null 2> "$WORK/err"
+ktap_check "--gen-header: ARG_filename at 88" grep -q '^#define ARG_filename	88	' "$WORK/openat.h"
+
+# --- a filter in C reading the user string filename ------------------------
+cat > "$WORK/paths.c" <<'EOF'
+#include <bpf64_helpers.h>
+
+struct path_key {
+	char name[64];
+};
+
+BPF64_TABLE(paths, BPF64_TABLE_HASH, struct path_key, unsigned long, 64);
+
+int filter(struct pt_regs *ctx)
+{
+	struct path_key key;
+	unsigned long one = 1, *n;
+
+	bpf_probe_read_user_str(key.name, sizeof(key.name),
+				(const void *)BPF64_ARG(ctx, filename));
+	/* mktemp -d /tmp/bf-syscalls.XXXXXX */
+	if (key.name[0] != '/' || key.name[1] != 't' || key.name[4] != '/' ||
+	    key.name[5] != 'b' || key.name[6] != 'f')
+		return 0;
+	n = bpf_table_lookup(ctx, &paths, &key);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_table_update(ctx, &paths, &key, &one);
+	return 1;
+}
+EOF
+dir=$(mktemp -d /tmp/bf-syscalls.XXXXXX)
+echo data > "$dir/a"
+bf --event syscalls:sys_enter_openat "$WORK/paths.c" -- \
+	sh -c "cat $dir/a $dir/a; cat $dir/none 2> /dev/null; true" > "$WORK/out" 2> "$WORK/err"
+ktap_expect_ok "paths.c on sys_enter_openat, cat opening 3 paths: exit 0" $? "$WORK/err"
+rm -rf "$dir"
+ktap_expect "... its table by name: the paths cat opened, from user memory" \
+	"@paths[$dir/a]: 2 @paths[$dir/none]: 1" \
+	"$(grep '^@paths\[' "$WORK/out" | sort | tr '\n' ' ' | sed 's/ $//')"
+ktap_expect "... the 3 events it kept, streamed" 3 \
+	"$(grep -c "sys_openat(dfd: [0-9a-f]*, filename: " "$WORK/out")"
+
+# --- keep the reads that returned 4321 bytes -------------------------------
+cat > "$WORK/reads.c" <<'EOF'
+#include <bpf64_helpers.h>
+
+int filter(struct pt_regs *ctx)
+{
+	return BPF64_ARG(ctx, ret) == 4321;
+}
+EOF
+head -c 10000 /dev/zero > "$WORK/data"
+bf --event syscalls:sys_exit_read "$WORK/reads.c" -- \
+	dd if="$WORK/data" of=/dev/null bs=4321 count=2 > "$WORK/out" 2> "$WORK/err"
+ktap_expect_ok "reads.c on sys_exit_read with dd bs=4321 count=2: exit 0" $? "$WORK/err"
+ktap_expect "... kept the 2 reads that returned 4321 (ret, field 2), no other" "2 2" \
+	"$(grep -c 'sys_read -> 0x10e1$' "$WORK/out") $(grep -c 'sys_read -> ' "$WORK/out")"
+
+# --- an event that does not exist --------------------------------------------
+bf --event syscalls:sys_enter_bf_none "$WORK/reads.c" -- true > /dev/null 2> "$WORK/err"
+status=$?
+ktap_check "syscalls:sys_enter_bf_none: a failure that names the event (exit $status)" \
+	bash -c "[ $status -ne 0 ] && grep -q 'sys_enter_bf_none' '$WORK/err'"
+ktap_expect "the top-level event, instances and kprobes are as before" "$before" \
+	"$(state syscalls/sys_enter_openat)"
+ktap_finished
