@@ -19,7 +19,7 @@ EX=$TREE/tools/bpf64/examples/c
 corpus=("$CT"/corpus/*.c)
 errors=("$CT"/errors/*.c)
 examples=("$EX"/*.c)
-ktap_plan $((${#corpus[@]} + ${#errors[@]} + 23))
+ktap_plan $((${#corpus[@]} + ${#errors[@]} + 24))
 
 skip_all() {
 	local i
@@ -201,6 +201,29 @@ ktap_check "--share: every table shared under PREFIX<C name>; key and value type
 ktap_check "types: a struct of a char array is str, long is s64, an array of pointers ptr; unshared without --share" \
 	bash -c "grep -q '^table 0: syscalls: .*max_entries 1024 (key str, value u64)\$' '$work/sc.txt' &&
 		 grep -q '^table 0: stacks: .* (key u64, value ptr)\$' '$work/ks.txt'"
+cat > "$work/tuples.c" <<'CEOF'
+#include <bpf64_helpers.h>
+struct task_key { unsigned int pid; char comm[16]; unsigned long n; };
+struct packed_key { char c; long n; } __attribute__((packed));
+struct array_key { unsigned long a[2]; int b; };
+BPF64_TABLE(tasks, BPF64_TABLE_HASH, struct task_key, unsigned long, 16);
+BPF64_TABLE(packed, BPF64_TABLE_HASH, struct packed_key, unsigned long, 16);
+BPF64_TABLE(arrays, BPF64_TABLE_HASH, struct array_key, unsigned long, 16);
+int filter(struct pt_regs *ctx)
+{
+	struct task_key t = { 1 }; struct packed_key p = { 1 }; struct array_key a = { { 1 } };
+
+	return bpf_table_lookup(ctx, &tasks, &t) != 0 && bpf_table_lookup(ctx, &packed, &p) != 0 &&
+	       bpf_table_lookup(ctx, &arrays, &a) != 0;
+}
+CEOF
+"$cc" -d --include "$EX/offsets.h" "$EX/opens.c" > "$work/op.txt" 2>&1
+"$cc" -d "$work/tuples.c" > "$work/tu.txt" 2>&1
+ktap_check "types: a struct of several scalars and strings is a tuple at C's offsets; packed or with an array of numbers it is bytes" \
+	bash -c "grep -q '^table 0: opens: .* (key str:16+str:64, value u64)\$' '$work/op.txt' &&
+		 grep -q '^table 0: tasks: .* (key u32+str:16+u64, value u64)\$' '$work/tu.txt' &&
+		 grep -q '^table 1: packed: .* (key bytes, value u64)\$' '$work/tu.txt' &&
+		 grep -q '^table 2: arrays: .* (key bytes, value u64)\$' '$work/tu.txt'"
 "$cc" -o "$work/two.bpf" "$EX/read_latency.c" > "$work/two.log" 2>&1
 rc=$?
 "$cc" -o "$work/entry.bpf" -e read_entry "$EX/read_latency.c" > /dev/null 2>&1

@@ -27,7 +27,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 97
+ktap_plan 100
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -296,6 +296,30 @@ ktap_expect "... and in --json: refused_full, refused_busy" "3555 0 0 2" \
 	"$(json '" ".join(str(t[f]) for t in j["tables"] for f in ("refused_full", "refused_busy"))' "$work/r.json")"
 bf --tables-file "$work/tables" --table 0:key=u9 > /dev/null 2> "$work/err"
 ktap_check "an unknown --table type is refused" grep -q "unknown type 'u9'" "$work/err"
+
+# A tuple key, as bpftrace's @[pid, comm, n]: u32 at 0, str:16 at 4, u64
+# aligned to 24, as C lays out struct { u32; char[16]; u64; }.
+cat > "$work/tuple" <<'EOF'
+table 0 type hash key_size 32 elem_size 8 max_entries 16 entries 2
+key 2a000000636174000000000000000000000000000000000007000000000000ff value 0300000000000000
+key 2b000000ff0000000000000000000000000000000000000009000000000000ff value 0100000000000000
+EOF
+bf --tables-file "$work/tuple" --table 0:key=u32+str:16+u64,value=u64 --sort value > "$work/tuple.out"
+ktap_check "--table key=u32+str:16+u64: a tuple, fields at C's offsets (the u64 at 24), shown a, b, c" \
+	bash -c "grep -qE '^table 0: hash, 2 of 16 entries, key u32\+str:16\+u64 \(32 bytes\)' '$work/tuple.out' &&
+		 grep -A1 KEY '$work/tuple.out' | tail -1 | grep -qE '^ +42, cat, 18374686479671623687 +3\$' &&
+		 grep -qF ' 43, \\xff, 18374686479671623689 ' '$work/tuple.out'"
+bf --tables-file "$work/tuple" --table 0:key=u32+str:16+hex:8,value=u64 --json > "$work/tuple.json"
+ktap_expect "... in --json: the key an array of its fields, key_type the tuple (hex:8 aligned to 24)" \
+	"u32+str:16+hex:8 [42 'cat' '0xff00000000000007']" \
+	"$(json 'j["tables"][0]["key_type"], j["tables"][0]["entries"][0]["key"]' "$work/tuple.json" | tr -d '(),')"
+bf --tables-file "$work/tuple" --table 0:key=str+u32 > /dev/null 2> "$work/err"
+rc=$?
+bf --tables-file "$work/tables" --table 0:key=u64+u64 > "$work/short.out" 2> "$work/err2"
+ktap_check "a string field but the last needs its size; a tuple larger than the key is shown as bytes" \
+	bash -c "[ $rc -ne 0 ] && grep -qF \"tuple field 'str' needs its size (str:SIZE) unless it is the last\" '$work/err' &&
+		 grep -qF 'fewer than the fields of u64+u64; shown as bytes' '$work/err2' &&
+		 grep -qE '^ +0300000000000000 +' '$work/short.out'"
 
 # --- JSON: valid for a parser, every table type, UTF-8 as it is ----------
 python3 - "$work" <<'PY'
