@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: hostile images: HOSTILE_IMAGES (default 100000) random and
 # mutated images (with KSFT_PART=K/N, the K-th of N equal shares of them, so
-# that run-tests can spread them over its guests) written to the filter files of a tracepoint, a kprobe, a
-# kretprobe and a kprobe in an instance while the events fire; a rejected
-# write leaves the previous filter as it was, the kernel agrees with the
-# user-space checker, and the events work afterwards
+# that run-tests can spread them over its guests) written to the filter
+# files of a tracepoint, a kprobe, a kretprobe, a kprobe in an instance and
+# a system call event while the events fire; a rejected write leaves the
+# previous filter as it was, the kernel agrees with the user-space checker,
+# and the events work afterwards
 # requires: kprobe_events
 import atexit
 import hashlib
@@ -30,7 +31,7 @@ MAX_IMAGE = 35088      # BPF64_MAX_IMAGE_SIZE
 HDR = 16
 LOAD_INTERVAL = float(os.environ.get("HOSTILE_LOAD_MS", "20")) / 1000
 
-k = need_root_and_bpf64(15)
+k = need_root_and_bpf64(16)
 rng = random.Random(SEED)      # the writers have their own
 print("# seed %d (HOSTILE_SEED=%d%s reproduces the images), %d images%s" % (
     SEED, SEED, " KSFT_PART=%d/%d" % (PART, PARTS) if PARTS > 1 else "", COUNT,
@@ -47,6 +48,7 @@ targets = {
     "kprobe": event_dir("ksft_hostile:open"),
     "kretprobe": event_dir("ksft_hostile:openret"),
     "instance kprobe": event_dir("ksft_hostile:open", INST),
+    "syscall": event_dir("syscalls:sys_enter_openat"),
 }
 
 # ---- valid images: the base of the mutations --------------------------------
@@ -487,6 +489,8 @@ k.check(records("kprobe", opens, "open: (do_sys_openat2") >= 3,
         "the kprobe event records again without a filter")
 k.check(records("kretprobe", opens, "openret: (") >= 3,
         "the kretprobe event records again without a filter")
+k.check(records("syscall", opens, "sys_openat(") >= 3,
+        "the system call event records again without a filter")
 k.check(records("instance kprobe", opens, "open: (do_sys_openat2", prog_ret(1), INST) >= 3,
         "the kprobe event of the instance records with a filter that keeps everything")
 write(targets["instance kprobe"] + "/filter", "0")
