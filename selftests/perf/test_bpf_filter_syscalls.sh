@@ -4,12 +4,14 @@
 # syscalls:sys_enter_openat and sys_exit_read listed from their format
 # (names, types, ctx offsets, --gen-header), a filter in C reading
 # BPF64_ARG(ctx, filename) and one keeping the reads that returned 4321
-# bytes; a system call event that does not exist; the top level untouched
+# bytes; a file of filters on both events reading arguments by name, and
+# one whose events disagree on a name; a system call event that does not
+# exist; the top level untouched
 # requires: perf bpf-filter, BPF64 event filters, clang, FTRACE_SYSCALLS
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 bf_require
-ktap_plan 12
+ktap_plan 15
 before=$(state syscalls/sys_enter_openat)
 
 # --- the fields, from the format -------------------------------------------
@@ -82,6 +84,62 @@ bf --event syscalls:sys_exit_read "$WORK/reads.c" -- \
 ktap_expect_ok "reads.c on sys_exit_read with dd bs=4321 count=2: exit 0" $? "$WORK/err"
 ktap_expect "... kept the 2 reads that returned 4321 (ret, field 2), no other" "2 2" \
 	"$(grep -c 'sys_read -> 0x10e1$' "$WORK/out") $(grep -c 'sys_read -> ' "$WORK/out")"
+
+# --- a file of two filters reading arguments by name -----------------------
+cat > "$WORK/results.c" <<'EOF'
+#include <bpf64_helpers.h>
+
+BPF64_TABLE(pending, BPF64_TABLE_HASH, unsigned long, unsigned long, 64);
+BPF64_TABLE(results, BPF64_TABLE_HASH, long, unsigned long, 16);
+
+BPF64_EVENT("tracepoint:syscalls:sys_enter_openat")
+int enter(struct pt_regs *ctx)
+{
+	unsigned long tid = bpf_get_current_pid_tgid(), one = 1;
+	char name[8];
+
+	/* mktemp -d /tmp/bf-syscalls.XXXXXX */
+	bpf_probe_read_user_str(name, sizeof(name), (const void *)BPF64_ARG(ctx, filename));
+	if (name[0] == '/' && name[5] == 'b' && name[6] == 'f')
+		bpf_table_update(ctx, &pending, &tid, &one);
+	return 0;
+}
+
+BPF64_EVENT("tracepoint:syscalls:sys_exit_openat")
+int leave(struct pt_regs *ctx)
+{
+	unsigned long tid = bpf_get_current_pid_tgid(), one = 1, *n;
+	long ret = BPF64_ARG(ctx, ret);
+
+	if (!bpf_table_lookup(ctx, &pending, &tid))
+		return 0;
+	bpf_table_delete(ctx, &pending, &tid);
+	if (ret > 0)
+		ret = 0;
+	n = bpf_table_lookup(ctx, &results, &ret);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_table_update(ctx, &results, &ret, &one);
+	return 0;
+}
+EOF
+dir=$(mktemp -d /tmp/bf-syscalls.XXXXXX)
+echo data > "$dir/a"
+bf "$WORK/results.c" -- sh -c "cat $dir/a $dir/a; cat $dir/none 2> /dev/null; true" \
+	> "$WORK/out" 2> "$WORK/err"
+ktap_expect_ok "results.c, sys_enter_openat and sys_exit_openat filters reading filename and ret by name: exit 0" \
+	$? "$WORK/err"
+rm -rf "$dir"
+ktap_expect "... each open followed from entry to exit: 2 opened (@results[0]), 1 ENOENT (@results[-2])" \
+	"@results[-2]: 1 @results[0]: 2" \
+	"$(grep '^@results\[' "$WORK/out" | sort | tr '\n' ' ' | sed 's/ $//')"
+sed -e 's/tracepoint:syscalls:sys_exit_openat/kprobe:do_sys_openat2/' "$WORK/results.c" > "$WORK/clash.c"
+bf "$WORK/clash.c" -- true > /dev/null 2> "$WORK/err"
+status=$?
+ktap_check "a file whose events have an argument name in two places (dfd: dx, di): refused, saying where (exit $status)" \
+	bash -c "[ $status -ne 0 ] &&
+		 grep -q 'the argument dfd of syscalls:sys_enter_openat and of do_sys_openat2 is not in the same place (arg2 %dx, %di)' '$WORK/err'"
 
 # --- an event that does not exist --------------------------------------------
 bf --event syscalls:sys_enter_bf_none "$WORK/reads.c" -- true > /dev/null 2> "$WORK/err"
