@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared by the filter selftests: paths, images of the RFC's examples."""
+import atexit
 import os
 import sys
 
@@ -35,12 +36,26 @@ def corrected_example(name, dev_name=None):
     return bpf64.build_image(insns, tables, strtab)
 
 
+JIT_SYSCTL = "/proc/sys/kernel/bpf64_jit_enable"
+
+
+def use_engine(jit):
+    """Filters loaded from now on run JIT'ed (1) or interpreted (0); the
+    setting is restored at exit."""
+    orig = ktap.read(JIT_SYSCTL).strip()
+    atexit.register(ktap.write, JIT_SYSCTL, orig + "\n")
+    ktap.write(JIT_SYSCTL, "%d\n" % jit)
+
+
 def need_root_and_bpf64(plan):
-    """Skip everything when the kernel has no BPF64 filters."""
+    """Skip everything when the kernel has no BPF64 filters.  BPF64_JIT=0
+    in the environment runs the test on the interpreter."""
     if os.geteuid() != 0 or not os.path.exists(
             os.path.join(ktap.event_dir(NETIF_RX), "filter_image")):
         k = ktap.Ktap(1)
         k.skip("needs root and CONFIG_BPF64_EVENT_FILTERS")
         k.finish()
     ktap.reset()
+    if os.environ.get("BPF64_JIT") in ("0", "1"):
+        use_engine(int(os.environ["BPF64_JIT"]))
     return ktap.Ktap(plan)

@@ -21,9 +21,14 @@ FILP = event_dir("ksft_task:filp")
 MY_TGID = os.getpid()
 
 
+# the engine the filters run on (test_task_helpers_interpreter.sh: BPF64_JIT=0)
+ENGINE = " interpreted" if os.environ.get("BPF64_JIT") == "0" else " jited "
+
+
 def attach(ev, prog):
     err = write(ev + "/filter", prog.image())
     assert err == 0, os.strerror(err) + read(ev + "/filter")
+    assert ENGINE in read(ev + "/filter"), "not%s: %s" % (ENGINE, read(ev + "/filter"))
 
 
 def lines_of(ev, action):
