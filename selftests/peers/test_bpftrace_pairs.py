@@ -192,17 +192,31 @@ k.expect("... as many as bpftrace's @[comm] = count() (%d)" % theirs.get("dd", -
          theirs.get("dd"), ours.get("dd"))
 print("# syscalls of dd: BPF64 %s, bpftrace %s" % (ours.get("dd"), theirs.get("dd")))
 
-# ---- 2. read() sizes, log2 histogram ----
-out, tables = pair('tracepoint:syscalls:sys_exit_read /comm == "dd"/ { @ = hist(args->ret); }',
+# ---- 2. read() sizes of one process, log2 histogram ----
+# A process that reads DATA 1 KiB at a time when told to on its stdin: its
+# pid is known before either tool attaches, as bpftrace's /pid == N/ wants.
+DONE = os.path.join(WORK, "reader.done")
+reader = subprocess.Popen([sys.executable, "-c", "import os, sys\n"
+                           "sys.stdin.readline()\n"
+                           "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+                           "while os.read(fd, 1024):\n"
+                           "    pass\n"
+                           "open(sys.argv[2], 'w').close()\n", DATA, DONE],
+                          stdin=subprocess.PIPE)
+GO = "echo go > /proc/%d/fd/0; while [ ! -e %s ]; do sleep 0.05; done" % (reader.pid, DONE)
+out, tables = pair('tracepoint:syscalls:sys_exit_read /pid == %d/ { @ = hist(args->ret); }'
+                   % reader.pid,
                    ["--event", "syscalls:sys_exit_read", os.path.join(EXC, "read_sizes.c"),
-                    "--hist", "0"] + cflags("dd"), DD)
+                    "--hist", "0", "--clang-opt", "-DPID=%d" % reader.pid], GO)
+reader.stdin.close()
+reader.wait()
 ours = {bucket_low(b["label"]): b["count"] for b in tables[0]["hist"]["buckets"]} \
     if tables and "hist" in tables[0] else {}
 theirs = bt_hist(out)
-k.check(ours.get(1024, 0) >= 4 and ours.get(512, 0) >= 301,
-        "read_sizes.c: dd's read() sizes in log2 buckets (>= 4 of [1K, 2K), >= 301 of [512, 1K))",
-        ours)
-agree("... the same buckets and counts as bpftrace's hist(args->ret)",
+# "go\n" on stdin, 4 x 1 KiB of the 5000-byte file, 904, the 0 at its end
+k.expect("read_sizes.c -DPID on syscalls:sys_exit_read: the reads of one process in log2 buckets",
+         {0: 1, 2: 1, 512: 1, 1024: 4}, nonzero(ours))
+agree("... the same buckets and counts as bpftrace's /pid == %d/ hist(args->ret)" % reader.pid,
       "read() sizes (log2)", nonzero(theirs), nonzero(ours))
 
 # ---- 3. vfs_read() return values, linear histogram ----
