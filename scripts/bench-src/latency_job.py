@@ -3,7 +3,7 @@
 """The read latency job, measured in the guest (scripts/bench): the
 per-event cost of bpftrace's
     kprobe:vfs_read /comm == "reader"/ { @start[tid] = nsecs; }
-    kretprobe:vfs_read /@start[tid]/ { @ns = hist(nsecs - @start[tid]);
+    kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]);
                                        delete(@start[tid]); }
 and of the same job as BPF64 filters, tools/bpf64/examples/c/read_latency.c
 run by perf bpf-filter, on a program that does N read()s of /dev/zero.
@@ -25,7 +25,7 @@ import sys
 import time
 
 ONE_LINER = ('kprobe:vfs_read /comm == "reader"/ { @start[tid] = nsecs; } '
-             'kretprobe:vfs_read /@start[tid]/ { @ns = hist(nsecs - @start[tid]); '
+             'kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); '
              'delete(@start[tid]); }')
 ATTACH_TIMEOUT = 900    # bpftrace compiles with LLVM: minutes under -icount
 
@@ -94,7 +94,8 @@ def with_bpf64(args):
     out, _ = stop(proc)
     tables = [json.loads(line) for line in out.splitlines() if '"tables"' in line]
     ns = [tb for tb in tables[-1]["tables"] if tb.get("name") == "ns"] if tables else []
-    samples = sum(b["count"] for b in ns[0]["hist"]["buckets"]) if ns else 0
+    samples = sum(b["count"] for g in ns[0].get("hists", []) for b in g["hist"]["buckets"]) \
+        if ns else 0
     return t, samples
 
 

@@ -193,9 +193,9 @@ ktap_expect "bpf64_cc --events lists the functions BPF64_EVENT() gives an event"
 	"read_entry kprobe:vfs_read read_return kretprobe:vfs_read" \
 	"$("$cc" --events "$EX/read_latency.c" | tr '\n' ' ' | sed 's/ $//')"
 "$cc" --share perf_1_ -e read_return -d "$EX/read_latency.c" > "$work/rl.txt" 2>&1
-ktap_check "--share: every table shared under PREFIX<C name>; key and value types from BTF (bpf64_log2_t is log2)" \
+ktap_check "--share: every table shared under PREFIX<C name>; key and value types from BTF (a (comm, bpf64_log2_t) key is str:16+log2)" \
 	bash -c "grep -q '^table 0: start: .* shared perf_1_start (key u64, value u64)\$' '$work/rl.txt' &&
-		 grep -q '^table 1: ns: .* shared perf_1_ns (key log2, value u64)\$' '$work/rl.txt'"
+		 grep -q '^table 1: ns: .* shared perf_1_ns (key str:16+log2, value u64)\$' '$work/rl.txt'"
 "$cc" -d --include "$EX/offsets.h" "$EX/syscall_count.c" > "$work/sc.txt" 2>&1
 "$cc" -d --include "$EX/offsets.h" "$EX/kstack_count.c" > "$work/ks.txt" 2>&1
 ktap_check "types: a struct of a char array is str, long is s64, an array of pointers ptr; unshared without --share" \

@@ -27,7 +27,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 100
+ktap_plan 102
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -313,6 +313,24 @@ bf --tables-file "$work/tuple" --table 0:key=u32+str:16+hex:8,value=u64 --json >
 ktap_expect "... in --json: the key an array of its fields, key_type the tuple (hex:8 aligned to 24)" \
 	"u32+str:16+hex:8 [42 'cat' '0xff00000000000007']" \
 	"$(json 'j["tables"][0]["key_type"], j["tables"][0]["entries"][0]["key"]' "$work/tuple.json" | tr -d '(),')"
+# A tuple ending with a log2 bucket: a histogram per value of the rest,
+# as bpftrace's @ns[comm] = hist().
+cat > "$work/groups" <<'EOF'
+table 0 type hash key_size 24 elem_size 8 max_entries 16 entries 3
+key 646400000000000000000000000000000004000000000000 value 0500000000000000
+key 636174000000000000000000000000000004000000000000 value 0100000000000000
+key 646400000000000000000000000000000008000000000000 value 0200000000000000
+EOF
+bf --tables-file "$work/groups" --table 0:key=str:16+log2,value=u64 --hist 0 > "$work/groups.out"
+bf --tables-file "$work/groups" --table 0:key=str:16+log2,value=u64 --hist 0 --json > "$work/groups.json"
+ktap_check "--hist on a tuple key ending with log2: a histogram per process name (dd: 5 in [1K, 2K), 2 in [2K, 4K); cat: 1)" \
+	bash -c "grep -q '^table 0\[dd\], log2 histogram' '$work/groups.out' &&
+		 grep -q '^table 0\[cat\], log2 histogram' '$work/groups.out' &&
+		 [ \"\$(grep -cE '^ +1 - 2 +K \| +5 \|' '$work/groups.out')\" = 1 ] &&
+		 grep -qE '^ +2 - 4 +K \| +2 \|' '$work/groups.out'"
+ktap_expect "... in --json: hists, one per group, the group an array" \
+	"[(['dd'], [('[1K, 2K)', 5), ('[2K, 4K)', 2)]), (['cat'], [('[1K, 2K)', 1)])]" \
+	"$(json '[(g["group"], [(b["label"], b["count"]) for b in g["hist"]["buckets"]]) for g in j["tables"][0]["hists"]]' "$work/groups.json")"
 bf --tables-file "$work/tuple" --table 0:key=str+u32 > /dev/null 2> "$work/err"
 rc=$?
 bf --tables-file "$work/tables" --table 0:key=u64+u64 > "$work/short.out" 2> "$work/err2"

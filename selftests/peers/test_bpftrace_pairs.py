@@ -333,18 +333,22 @@ finally:
     out = bt.stop()
 lat = [t for t in tables or [] if t.get("name") == "ns"]
 start = [t for t in tables or [] if t.get("name") == "start"]
-ours = {bucket_low(b["label"]): b["count"] for b in lat[0]["hist"]["buckets"]} \
-    if lat and "hist" in lat[0] else {}
+groups = {" ".join(g["group"]): g["hist"]["buckets"] for g in lat[0].get("hists", [])} \
+    if lat else {}
+ours = {bucket_low(b["label"]): b["count"] for b in groups.get("dd", [])}
 theirs = bt_hist(out)
+theirs_groups = re.findall(r"^@ns\[(.*?)\]:\s*$", out, re.M)
 print("# read latency (ns, log2): BPF64 %s, bpftrace %s" % (nonzero(ours), nonzero(theirs)))
 # Each read of dd is timed once by each tool: the counts are exact; the
 # times are not (each tool's probes run inside the other's interval).
 k.check(sum(ours.values()) >= 306 and sum(ours.values()) == sum(theirs.values()),
         "read_latency.c (kprobe and kretprobe filters, one perf run): every vfs_read() "
         "of dd timed, as many as bpftrace's (%d)" % sum(theirs.values()), (ours, theirs))
-k.check(start and start[0]["count"] == 0 and lat[0]["key_type"] == "u64",
-        "... @start emptied by the deletes; @ns drawn as a histogram by its "
-        "bpf64_log2_t key, with no --table or --hist", tables)
+k.check(start and start[0]["count"] == 0 and lat[0]["key_type"] == "str:16+log2" and
+        list(groups) == ["dd"] and theirs_groups == ["dd"],
+        "... @start emptied by the deletes; @ns[dd] drawn as a histogram per process name "
+        "by its (comm, bpf64_log2_t) key, with no --table or --hist, as bpftrace's @ns[dd]",
+        (groups, theirs_groups, tables))
 k.check(ours and theirs and median(ours) and median(theirs) and
         max(median(ours), median(theirs)) <= 4 * min(median(ours), median(theirs)),
         "... the median latency within two log2 buckets of bpftrace's (BPF64 %s, bpftrace %s)"

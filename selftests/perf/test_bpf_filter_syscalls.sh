@@ -66,8 +66,9 @@ rm -rf "$dir"
 ktap_expect "... its table by name: the paths cat opened, from user memory" \
 	"@paths[$dir/a]: 2 @paths[$dir/none]: 1" \
 	"$(grep '^@paths\[' "$WORK/out" | sort | tr '\n' ' ' | sed 's/ $//')"
-ktap_expect "... the 3 events it kept, streamed" 3 \
-	"$(grep -c "sys_openat(dfd: [0-9a-f]*, filename: " "$WORK/out")"
+kept=$(grep -c "sys_openat(dfd: [0-9a-f]*, filename: " "$WORK/out")
+[ "$kept" = 3 ] || sed 's/^/# out: /' "$WORK/out"
+ktap_expect "... the 3 events it kept, streamed" 3 "$kept"
 
 # --- keep the reads that returned 4321 bytes -------------------------------
 cat > "$WORK/reads.c" <<'EOF'
