@@ -39,7 +39,7 @@ for f in "/lib/modules/$(uname -r)/build/vmlinux" "$TOP"/build/kbuild*/vmlinux; 
 done
 [ -n "$VMLINUX" ] || { echo "demo: no vmlinux with the running kernel's build id"; exit 1; }
 cd "$WORK" || exit 1
-cp "$EX"/filter_ex1.bpf "$EX"/filter_ex2.bpf "$EXC"/*.c .
+cp "$EX"/filter_ex1.bpf "$EX"/filter_ex2.bpf "$EXC"/*.c "$EXC"/comm.h .
 pf() { "$PERF" bpf-filter --vmlinux "$VMLINUX" "$@"; }
 ping3() { ping -c 3 -i 0.2 127.0.0.1 > /dev/null; }
 
@@ -130,6 +130,12 @@ for jit in 0 1; do
 	printf 'bpf64_jit_enable=%s: %s\n' "$jit" "$(head -n 1 "$ev/filter")"
 	echo 0 > "$ev/filter"
 done
+
+step "12. bpftrace's jobs: files opened by process and path, on the system call event"
+run pf --event syscalls:sys_enter_openat
+run pf --event syscalls:sys_enter_openat opens.c --clang-opt '-DCOMM="cat"' -- cat /etc/hostname
+echo "# read latency per process name: a kprobe and a kretprobe filter in one file"
+run pf read_latency.c -- dd if=/dev/zero of=/dev/null count=200 status=none
 
 echo
 if [ $failed -eq 0 ]; then
