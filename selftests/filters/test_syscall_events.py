@@ -14,7 +14,7 @@ k = need_root_and_bpf64(12)
 OPENAT = event_dir("syscalls:sys_enter_openat")
 OPENAT_EXIT = event_dir("syscalls:sys_exit_openat")
 READ_EXIT = event_dir("syscalls:sys_exit_read")
-JIT = "/proc/sys/kernel/bpf64_jit_enable"
+JIT = JIT_SYSCTL
 NR_OPENAT, NR_READ = 257, 0
 ENOENT = 2
 # field n of the event's format is tracepoint argument n

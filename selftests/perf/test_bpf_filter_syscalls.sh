@@ -13,6 +13,22 @@ cd "$(dirname "$0")" || exit 1
 bf_require
 ktap_plan 15
 before=$(state syscalls/sys_enter_openat)
+# the examples' count(ctx, table, key) for the filters below
+COUNT_H=(--clang-opt "-I$TOP/build/linux/tools/bpf64/examples/c")
+
+# open3 ARGS...: perf bpf-filter ARGS while cat opens a file twice and a
+# missing one once, in /tmp/bf-syscalls.XXXXXX ($dir, removed after)
+open3() {
+	local rc
+
+	dir=$(mktemp -d /tmp/bf-syscalls.XXXXXX)
+	echo data > "$dir/a"
+	bf "$@" -- sh -c "cat $dir/a $dir/a > /dev/null; cat $dir/none 2> /dev/null; true" \
+		> "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	rm -rf "$dir"
+	return $rc
+}
 
 # --- the fields, from the format -------------------------------------------
 bf --event syscalls:sys_enter_openat --json > "$WORK/openat.json" 2> "$WORK/err"
@@ -30,7 +46,7 @@ ktap_check "--gen-header: ARG_filename at 88" grep -q '^#define ARG_filename	88	
 
 # --- a filter in C reading the user string filename ------------------------
 cat > "$WORK/paths.c" <<'EOF'
-#include <bpf64_helpers.h>
+#include "comm.h"
 
 struct path_key {
 	char name[64];
@@ -41,7 +57,6 @@ BPF64_TABLE(paths, BPF64_TABLE_HASH, struct path_key, unsigned long, 64);
 int filter(struct pt_regs *ctx)
 {
 	struct path_key key;
-	unsigned long one = 1, *n;
 
 	bpf_probe_read_user_str(key.name, sizeof(key.name),
 				(const void *)BPF64_ARG(ctx, filename));
@@ -49,20 +64,12 @@ int filter(struct pt_regs *ctx)
 	if (key.name[0] != '/' || key.name[1] != 't' || key.name[4] != '/' ||
 	    key.name[5] != 'b' || key.name[6] != 'f')
 		return 0;
-	n = bpf_table_lookup(ctx, &paths, &key);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		bpf_table_update(ctx, &paths, &key, &one);
+	count(ctx, &paths, &key);
 	return 1;
 }
 EOF
-dir=$(mktemp -d /tmp/bf-syscalls.XXXXXX)
-echo data > "$dir/a"
-bf --event syscalls:sys_enter_openat "$WORK/paths.c" -- \
-	sh -c "cat $dir/a $dir/a > /dev/null; cat $dir/none 2> /dev/null; true" > "$WORK/out" 2> "$WORK/err"
+open3 --event syscalls:sys_enter_openat "$WORK/paths.c" "${COUNT_H[@]}"
 ktap_expect_ok "paths.c on sys_enter_openat, cat opening 3 paths: exit 0" $? "$WORK/err"
-rm -rf "$dir"
 ktap_expect "... its table by name: the paths cat opened, from user memory" \
 	"@paths[$dir/a]: 2 @paths[$dir/none]: 1" \
 	"$(grep '^@paths\[' "$WORK/out" | sort | tr '\n' ' ' | sed 's/ $//')"
@@ -88,7 +95,7 @@ ktap_expect "... kept the 2 reads that returned 4321 (ret, field 2), no other" "
 
 # --- a file of two filters reading arguments by name -----------------------
 cat > "$WORK/results.c" <<'EOF'
-#include <bpf64_helpers.h>
+#include "comm.h"
 
 BPF64_TABLE(pending, BPF64_TABLE_HASH, unsigned long, unsigned long, 64);
 BPF64_TABLE(results, BPF64_TABLE_HASH, long, unsigned long, 16);
@@ -109,7 +116,7 @@ int enter(struct pt_regs *ctx)
 BPF64_EVENT("tracepoint:syscalls:sys_exit_openat")
 int leave(struct pt_regs *ctx)
 {
-	unsigned long tid = bpf_get_current_pid_tgid(), one = 1, *n;
+	unsigned long tid = bpf_get_current_pid_tgid();
 	long ret = BPF64_ARG(ctx, ret);
 
 	if (!bpf_table_lookup(ctx, &pending, &tid))
@@ -117,26 +124,18 @@ int leave(struct pt_regs *ctx)
 	bpf_table_delete(ctx, &pending, &tid);
 	if (ret > 0)
 		ret = 0;
-	n = bpf_table_lookup(ctx, &results, &ret);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		bpf_table_update(ctx, &results, &ret, &one);
+	count(ctx, &results, &ret);
 	return 0;
 }
 EOF
-dir=$(mktemp -d /tmp/bf-syscalls.XXXXXX)
-echo data > "$dir/a"
-bf "$WORK/results.c" -- sh -c "cat $dir/a $dir/a > /dev/null; cat $dir/none 2> /dev/null; true" \
-	> "$WORK/out" 2> "$WORK/err"
+open3 "$WORK/results.c" "${COUNT_H[@]}"
 ktap_expect_ok "results.c, sys_enter_openat and sys_exit_openat filters reading filename and ret by name: exit 0" \
 	$? "$WORK/err"
-rm -rf "$dir"
 ktap_expect "... each open followed from entry to exit: 2 opened (@results[0]), 1 ENOENT (@results[-2])" \
 	"@results[-2]: 1 @results[0]: 2" \
 	"$(grep '^@results\[' "$WORK/out" | sort | tr '\n' ' ' | sed 's/ $//')"
 sed -e 's/tracepoint:syscalls:sys_exit_openat/kprobe:do_sys_openat2/' "$WORK/results.c" > "$WORK/clash.c"
-bf "$WORK/clash.c" -- true > /dev/null 2> "$WORK/err"
+bf "$WORK/clash.c" "${COUNT_H[@]}" -- true > /dev/null 2> "$WORK/err"
 status=$?
 ktap_check "a file whose events have an argument name in two places (dfd: dx, di): refused, saying where (exit $status)" \
 	bash -c "[ $status -ne 0 ] &&
