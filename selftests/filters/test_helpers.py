@@ -45,7 +45,8 @@ def printk_ret(fmt):
 
 
 k.expect("four conversions are refused (-EINVAL)", ["ret=-22"], printk_ret("%d %d %d %d"))
-k.expect("%s is refused (-EINVAL)", ["ret=-22"], printk_ret("%s"))
+k.expect("%ls is refused (-EINVAL): %s takes no length modifier", ["ret=-22"],
+         printk_ret("%ls"))
 k.expect("a printed line returns its length", ["1 2", "ret=3"], printk_ret("%d %d"))
 
 
