@@ -106,6 +106,23 @@ def prog_printk():
     return p.image()
 
 
+def prog_output():
+    """A record of the ctx's registers, and the task's name printed with %s."""
+    p = Prog()
+    p.mov(R6, R1)
+    for i, reg in enumerate(["di", "si", "dx", "ax"]):
+        p.ctx(R7, reg)
+        p.stx(8, R10, -64 + 8 * i, R7)
+    p.mov(R1, R10).add(R1, -32).mov(R2, 16)
+    p.call("bpf_get_current_comm")
+    p.mov(R1, 0x2a).mov(R2, R10).add(R2, -64).mov(R3, 48)
+    p.call("bpf_trace_output")
+    p.mov(R7, R10).add(R7, -32)
+    p.printk("%s %ld", R7, R0, off=-80)
+    p.ret(1)
+    return p.image()
+
+
 def prog_branchy():
     """Diamonds on ctx fields, spills and fills, pointer arithmetic."""
     p = Prog()
@@ -185,7 +202,7 @@ def big_prog(n):
 
 
 bases = [prog_ret(1), prog_ret(0), prog_counter(16), prog_counter(4096),
-         prog_lookup_xadd(), prog_printk(), prog_branchy(), prog_memcmp(),
+         prog_lookup_xadd(), prog_printk(), prog_output(), prog_branchy(), prog_memcmp(),
          prog_task_helpers(), big_prog(200), example("filter_ex1"), example("filter_ex2"), big_prog(4096)]
 # Mutations of the task, string and delete helpers' base start from a loaded image.
 k.expect("the base image with the task, string and delete helpers loads", 0,
@@ -269,7 +286,8 @@ def random_image():
                            rng.choice(IMMS))
     ins += insn(RET | K, imm=1)
     strtab = rng.choice((b"", b"\0bpf_table_lookup\0bpf_trace_printk\0",
-                         b"\0bpf_table_delete\0bpf_probe_read_str\0bpf_get_current_comm\0"))
+                         b"\0bpf_table_delete\0bpf_probe_read_str\0bpf_get_current_comm\0",
+                         b"\0bpf_trace_output\0bpf_get_current_comm\0"))
     tables = struct.pack("<5I", 1, 8, 8, 16, 0) if rng.randrange(2) else b""
     return b"bpf\0" + struct.pack("<iii", len(ins), len(tables), len(strtab)) + ins + tables + strtab
 

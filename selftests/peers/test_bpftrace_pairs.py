@@ -5,122 +5,21 @@
 # the bpftrace one-liner, both attached while the same deterministic
 # workload runs: the same counts, keys and histogram buckets, exactly
 # requires: bpftrace, perf bpf-filter with filters in C, clang
-import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import ktap  # noqa: E402
-
-TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-PERF = os.environ.get("PERF_BIN") or os.environ.get("PERF") or os.path.join(TOP, "build/perf/perf")
-EXC = os.path.join(TOP, "build/linux/tools/bpf64/examples/c")
-WORK = os.path.join("/tmp", "bpftrace-pairs-%d" % os.getpid())
-# perf under glibc's malloc checks: the environment the shell tests get from
-# selftests/lib/malloc_check.sh (a double free aborts perf at once).
-MALLOC_CHECK_ENV = dict(os.environ)
-MALLOC_CHECK_ENV.update(line.split("=", 1) for line in subprocess.run(
-    ["bash", "-c", '. "$1"; env | grep -E "^(LD_PRELOAD|GLIBC_TUNABLES)="', "-",
-     os.path.join(TOP, "selftests", "lib", "malloc_check.sh")],
-    capture_output=True, text=True).stdout.splitlines())
-ATTACH_TIMEOUT = 300        # bpftrace compiles with LLVM: slow under TCG
+from peers import EXC, TOP, WORK, Bpftrace, perf_lines, start
 
 PAIRS = 8
-k = ktap.Ktap(2 * PAIRS + 2)
-os.makedirs(WORK, exist_ok=True)
-os.environ.setdefault("HOME", WORK)
-
-
-def find_vmlinux():
-    """The vmlinux with the running kernel's build id, for perf -k."""
-    want = subprocess.run([PERF, "buildid-list", "-k"], capture_output=True,
-                          text=True).stdout.strip()
-    cands = ["/lib/modules/%s/build/vmlinux" % os.uname().release]
-    cands += sorted(os.path.join(TOP, "build", d, "vmlinux")
-                    for d in os.listdir(os.path.join(TOP, "build"))
-                    if d.startswith("kbuild"))
-    for f in cands:
-        if os.path.exists(f):
-            got = subprocess.run([PERF, "buildid-list", "-i", f], capture_output=True,
-                                 text=True).stdout.split()
-            if got and got[0] == want:
-                return f
-    return None
-
-
-def missing():
-    if os.geteuid() != 0:
-        return "needs root"
-    if subprocess.run(["which", "bpftrace"], capture_output=True).returncode:
-        return "no bpftrace (apt-get install bpftrace: make test installs it)"
-    if subprocess.run([PERF, "bpf-filter", "-h"], capture_output=True).returncode != 129:
-        return "no perf bpf-filter in " + PERF
-    if subprocess.run(["which", "clang"], capture_output=True).returncode:
-        return "no clang"
-    return None
-
-
-why = missing()
-if why:
-    # bpftrace is the oracle of these jobs: without it they are not shown
-    for i in range(2 * PAIRS + 2):
-        k.result(False, "a pair needs bpftrace, perf and clang: " + why)
-    k.finish()
-VMLINUX = find_vmlinux()
-k.check(VMLINUX, "a vmlinux with the running kernel's build id for perf", TOP)
-
-
-class Bpftrace:
-    """A bpftrace one-liner, attached before the workload, stopped after."""
-
-    def __init__(self, prog, env=None):
-        self.prog = prog
-        self.proc = subprocess.Popen(["bpftrace", "-e", prog], stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True,
-                                     start_new_session=True, env=env)
-        self.head = []
-        deadline = time.time() + ATTACH_TIMEOUT
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.head.append(line)
-            if line.startswith("Attaching "):
-                return
-        raise RuntimeError("bpftrace did not attach: " + "".join(self.head))
-
-    def stop(self):
-        """The maps bpftrace prints at exit, as text.  Under TCG a SIGINT
-        has been seen to go unanswered: it is sent again."""
-        for attempt in range(3):
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                out, _ = self.proc.communicate(timeout=ATTACH_TIMEOUT // 3)
-                return out
-            except subprocess.TimeoutExpired:
-                continue
-        self.proc.kill()
-        return self.proc.communicate()[0]
+k, VMLINUX = start(2 * PAIRS + 2)
 
 
 def perf_run(args, workload):
     """Run perf bpf-filter ARGS -- WORKLOAD: its --json table objects, one
     per event when it shows events apart."""
-    cmd = [PERF, "bpf-filter", "--vmlinux", VMLINUX, "--json", "-q"] + args + \
-        ["--", "sh", "-c", workload]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=WORK,
-                       timeout=ATTACH_TIMEOUT, env=MALLOC_CHECK_ENV)
-    objs = [json.loads(line) for line in r.stdout.splitlines() if '"tables"' in line]
-    if r.returncode:
-        objs = []
-    if not objs:
-        sys.stdout.write("# perf exit %d: %s\n" % (r.returncode,
-                                                   r.stderr[-2000:].replace("\n", "\n# ")))
-    return objs
+    return [o for o in perf_lines(VMLINUX, args, workload) if "tables" in o]
 
 
 def perf_tables(args, workload):
