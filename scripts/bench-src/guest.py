@@ -120,6 +120,9 @@ class Bench:
             line = self.bpf64_filter(TP, image, "interp" not in v)
             write(TP + "/enable", "1")
             return (), line
+        if v in ("tp_bpf64_perf", "tp_bpf64_perf_lo"):
+            image = c["bpf64_tp_lo_image" if v.endswith("_lo") else "bpf64_tp_image"]
+            return (c["python"], c["bpf64_perf_load"], image, "skb:kfree_skb", "--"), ""
         ebpf = dict(tp_ebpf_raw="bench_raw_tp", tp_ebpf_perf="bench_tracepoint",
                     tp_ebpf_btf="bench_tp_btf", kp_ebpf="bench_kprobe",
                     kp_ebpf_fentry="bench_fentry", tp_ebpf_raw_ret0="bench_raw_tp_ret0",
@@ -156,13 +159,15 @@ class Bench:
                 if line.startswith(("entries:", "overrun:")):
                     recorded += int(line.split()[1])
         matched = [int(w.split()[-1]) for w in err.splitlines()
-                   if w.startswith("ebpf_load: matched ")]
-        if "ebpf" in v and v.endswith("_lo"):
+                   if w.startswith(("ebpf_load: matched ", "bpf64_perf: matched "))]
+        counted = "ebpf" in v or "bpf64_perf" in v    # programs that report matches
+        if counted and v.endswith("_lo"):
             if not matched or matched[0] < iters:
                 raise RuntimeError("%s: matched %s of %d events" % (v, matched, iters))
-        elif "ebpf" in v and matched and matched[0]:
+        elif counted and matched and matched[0]:
             raise RuntimeError("%s: matched %d events, none should" % (v, matched[0]))
-        if v in ("tp_enabled", "kp_enabled") or v.endswith("_lo") and "bpf64" in v:
+        if v in ("tp_enabled", "kp_enabled", "tp_bpf64_jit_lo", "tp_bpf64_interp_lo",
+                 "kp_bpf64_jit_lo"):
             if recorded < iters:
                 raise RuntimeError("%s: %d of %d events recorded" % (v, recorded, iters))
         elif recorded:

@@ -24,6 +24,8 @@ LABELS = [
     ("tp_ebpf_raw", "6", "upstream eBPF, raw tracepoint", "tp"),
     ("tp_ebpf_perf", "7", "upstream eBPF, perf-event tracepoint", "tp"),
     ("tp_ebpf_btf", "7b", "upstream eBPF, tp_btf (direct guarded loads)", "tp"),
+    ("tp_bpf64_perf", "7c", "BPF64 filter of perf samples (PERF_EVENT_IOC_SET_BPF64), JIT",
+     "tp"),
     ("kp_predicate", "8", "kprobe event, predicate 'name == \"eth5\"'", "kp"),
     ("kp_bpf64_jit", "9", "kprobe event, BPF64 filter, JIT", "kp"),
     ("kp_ebpf", "10", "upstream eBPF kprobe program", "kp"),
@@ -42,6 +44,8 @@ LABELS = [
     ("tp_ebpf_raw_lo", "c4", "control: eBPF raw_tp matching \"lo\" (counts all)", "ctl"),
     ("tp_ebpf_btf_lo", "c5", "control: eBPF tp_btf matching \"lo\"", "ctl"),
     ("kp_ebpf_lo", "c6", "control: eBPF kprobe matching \"lo\"", "ctl"),
+    ("tp_bpf64_perf_lo", "c7", "control: BPF64 perf-sample filter matching \"lo\" (counts all)",
+     "ctl"),
 ]
 LABEL = {k: (n, l, g) for k, n, l, g in LABELS}
 
@@ -57,6 +61,9 @@ RATIOS = [
      "BPF64-JIT overhead over upstream eBPF raw_tp's (bpf_probe_read_kernel)"),
     ("bpf64_jit/ebpf_tracepoint", "tp_bpf64_jit", "tp_ebpf_perf", None,
      "BPF64-JIT overhead over upstream eBPF perf-event tracepoint's"),
+    ("perf: bpf64_perf/ebpf_tracepoint", "tp_bpf64_perf", "tp_ebpf_perf", ("<=", 0.25),
+     "the perf path: a BPF64 filter of a perf event's samples (run before the sample is "
+     "built) over upstream's perf-event tracepoint program (run on the built sample)"),
     ("interpreter/jit", "tp_bpf64_interp", "tp_bpf64_jit", (">=", 4.0),
      "BPF64 interpreter overhead over the JIT's (guest)"),
     ("kprobe: bpf64_jit/predicate", "kp_bpf64_jit", "kp_predicate", None,

@@ -391,8 +391,11 @@ ktap_check "text output: UTF-8 as it is, other bytes as \\xNN" bash -c "
 # --- perf's conventions: options, privileges, messages -------------------
 help=$("$perf" bpf-filter -h 2>&1)
 ktap_check "-k is --vmlinux, as in perf probe" grep -qE '^ +-k, --vmlinux <file>' <<<"$help"
-no_d_m() { ! grep -qE '^ +-[dm], ' <<<"$help"; }
-ktap_check "-d and -m are not used (perf probe's --del and --module)" no_d_m
+d_unused_m_buffer() {
+	! grep -qE '^ +-d, ' <<<"$help" && grep -qE '^ +-m, --buffer-size <SIZE>' <<<"$help"
+}
+ktap_check "-d is not used (perf probe's --del), -m is --buffer-size (perf ftrace's)" \
+	d_unused_m_buffer
 bf --tables-file "$work/tables" -d 1 > /dev/null 2> "$work/err"
 ktap_expect "the old -d is refused" 129 $?
 in_ms() {
