@@ -73,13 +73,21 @@ print(kept, prints, events, t['lost'])
 EOF
 }
 
+# text_tally NAME: the table's count, the lines shown and the sum of the
+# LOST lines of a text run
+text_tally() {
+	local out=$WORK/$1.out kept
+
+	kept=$(sed -n 's/^@kept\[0\]: //p' "$out")
+	echo "${kept:-0}" "$(grep -c ' __tracepoint_sys_enter: sys 1$' "$out")" \
+		"$(sed -n 's/^LOST \([0-9]*\) events on CPU [0-9]*$/\1/p' "$out" |
+			awk '{ n += $1 } END { print n + 0 }')"
+}
+
 # --- the issue's flood with the default buffer: lines, dropped events ---
 flood print 100000 "--clang-opt -DPRINT --clang-opt -DKEEP=0"
 ktap_expect_ok "100000 bytes one by one, a line per system call: exit 0" $? "$WORK/print.err"
-kept=$(sed -n 's/^@kept\[0\]: //p' "$WORK/print.out")
-prints=$(grep -c ' __tracepoint_sys_enter: sys 1$' "$WORK/print.out")
-lost=$(sed -n 's/^LOST \([0-9]*\) events on CPU [0-9]*$/\1/p' "$WORK/print.out" |
-	awk '{ n += $1 } END { print n + 0 }')
+read -r kept prints lost < <(text_tally print)
 ktap_print_msg "default buffer: kept $kept, delivered $prints lines, lost $lost" \
 	"($(python3 -c "print(f'{100 * $prints / max(${kept:-0}, 1):.2f}')") % delivered)"
 ktap_check "dd's 200000 system calls and a few more are kept" [ "${kept:-0}" -ge 200000 ]
@@ -115,10 +123,7 @@ ktap_expect "lines + events shown + lost = twice the kept" "$((2 * kept))" \
 # --- the text output: LOST where it happened, and at the end -------------
 flood text 30000 "--clang-opt -DPRINT --clang-opt -DKEEP=0" -m 8K
 ktap_expect_ok "text output, -m 8K: exit 0" $? "$WORK/text.err"
-kept=$(sed -n 's/^@kept\[0\]: //p' "$WORK/text.out")
-prints=$(grep -c ' __tracepoint_sys_enter: sys 1$' "$WORK/text.out")
-lost=$(sed -n 's/^LOST \([0-9]*\) events on CPU [0-9]*$/\1/p' "$WORK/text.out" |
-	awk '{ n += $1 } END { print n + 0 }')
+read -r kept prints lost < <(text_tally text)
 ktap_expect "the LOST lines in the stream add up with the lines to the kept" \
 	"$kept" "$((prints + lost))"
 ktap_check "... and to the count at the end" grep -q "^LOST $lost events of $kept " "$WORK/text.err"
