@@ -75,7 +75,7 @@ ktap_check "... says the event does not exist" bash -c "
 	grep -q 'events/net/no_such_event not found' '$WORK/err'"
 err --event ftrace:print "$WORK/filter_ex1.bpf"
 ktap_expect "an event that takes no filters (ftrace:print): exit 1" 1 $?
-ktap_check "... says which do" has "ftrace:print does not take BPF64 filters: only tracepoint, kprobe and kretprobe events do"
+ktap_check "... says which do" has "ftrace:print does not take BPF64 filters: only tracepoint, kprobe and uprobe events do"
 err --event netif_receive_skb "$WORK/filter_ex1.bpf"
 ktap_check "SYS:EVENT is required" has "netif_receive_skb: expected SYS:EVENT"
 

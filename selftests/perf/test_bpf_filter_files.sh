@@ -117,12 +117,12 @@ ktap_check "@ns, keyed by bpf64_log2_t, is drawn as a histogram of every read ($
 ktap_expect "no kprobe or instance left" "$before" "$(state)"
 
 # --- errors --------------------------------------------------------------------
-sed 's/"tracepoint:raw_syscalls:sys_enter"/"uprobe:\/bin\/sh:main"/' "$WORK/three.c" > "$WORK/bad.c"
+sed 's/"tracepoint:raw_syscalls:sys_enter"/"usdt:\/bin\/sh:main"/' "$WORK/three.c" > "$WORK/bad.c"
 pf "$WORK/bad.c" -- true > "$WORK/out" 2> "$WORK/err"
 rc=$?
-ktap_check "BPF64_EVENT(\"uprobe:...\"): exit 1, which function and what is expected; nothing created" \
+ktap_check "BPF64_EVENT(\"usdt:...\"): exit 1, which function and what is expected; nothing created" \
 	bash -c "[ $rc -eq 1 ] &&
-		 grep -q 'bad.c: sys(): BPF64_EVENT(\"uprobe:/bin/sh:main\"): expected \"kprobe:FUNC\[+OFF\]\", \"kretprobe:FUNC\" or \"tracepoint:SYS:EVENT\"' '$WORK/err' &&
+		 grep -q 'bad.c: sys(): BPF64_EVENT(\"usdt:/bin/sh:main\"): expected \"kprobe:FUNC\[+OFF\]\", \"kretprobe:FUNC\", \"uprobe:BINARY:FUNC\[+OFF\]\", \"uretprobe:BINARY:FUNC\" or \"tracepoint:SYS:EVENT\"' '$WORK/err' &&
 		 ! grep -q created '$WORK/err'"
 pf --event raw_syscalls:sys_enter "$WORK/three.c" -- true > "$WORK/out" 2> "$WORK/err"
 rc=$?
