@@ -4,6 +4,7 @@ its vmlinux, bpftrace attached before a workload and stopped after it, and
 perf bpf-filter's run of the same workload."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -120,3 +121,25 @@ def perf_lines(vmlinux, args, workload, quiet=True):
                                                    r.stderr[-2000:].replace("\n", "\n# ")))
         return []
     return objs
+
+
+def bucket_low(label):
+    """The low bound of a histogram label: (..., 0) -> None, [4K, 8K) -> 4096."""
+    if label.startswith("(..."):
+        return None
+    m = re.match(r"\[(\d+)([KMGTPE]?)", label)
+    return int(m.group(1)) * 1024 ** " KMGTPE".index(m.group(2) or " ")
+
+
+def bt_hist(text):
+    """Histogram lines of bpftrace's output: {low bound: count}."""
+    out = {}
+    for m in re.finditer(r"^(\(\.\.\., 0\)|\[[^\]\)]*[\]\)])\s+(\d+) \|", text, re.M):
+        out[bucket_low(m.group(1))] = int(m.group(2))
+    return out
+
+
+def bt_hists(text):
+    """bpftrace's histograms of a map with keys, @NAME[KEY]: {KEY: {low bound: count}}."""
+    parts = re.split(r"^@\w*\[(.*)\]:\s*$", text, flags=re.M)
+    return {key: bt_hist(body) for key, body in zip(parts[1::2], parts[2::2])}

@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from peers import EXC, TOP, WORK, Bpftrace, perf_lines, start
+from peers import EXC, TOP, WORK, Bpftrace, bt_hist, bucket_low, perf_lines, start
 
 PAIRS = 8
 k, VMLINUX = start(2 * PAIRS + 2)
@@ -42,22 +42,6 @@ def bt_map(text):
     """@[key]: value lines of bpftrace's output, as a dict."""
     return {m.group(1): int(m.group(2))
             for m in re.finditer(r"^@\[(.*)\]: (\d+)$", text, re.M)}
-
-
-def bucket_low(label):
-    """The low bound of a histogram label: (..., 0) -> None, [4K, 8K) -> 4096."""
-    if label.startswith("(..."):
-        return None
-    m = re.match(r"\[(\d+)([KMGTPE]?)", label)
-    return int(m.group(1)) * 1024 ** " KMGTPE".index(m.group(2) or " ")
-
-
-def bt_hist(text):
-    """Histogram lines of bpftrace's output: {low bound: count}."""
-    out = {}
-    for m in re.finditer(r"^(\(\.\.\., 0\)|\[[^\]\)]*[\]\)])\s+(\d+) \|", text, re.M):
-        out[bucket_low(m.group(1))] = int(m.group(2))
-    return out
 
 
 def nonzero(d):
