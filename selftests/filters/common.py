@@ -2,6 +2,7 @@
 """Shared by the filter selftests: paths, images of the RFC's examples."""
 import atexit
 import os
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,3 +60,21 @@ def need_root_and_bpf64(plan):
     if os.environ.get("BPF64_JIT") in ("0", "1"):
         use_engine(int(os.environ["BPF64_JIT"]))
     return ktap.Ktap(plan)
+
+
+def file_offset(binary, symbol):
+    """The file offset of symbol, as uprobe_events takes it."""
+    syms = subprocess.run(["readelf", "-sW", binary], capture_output=True,
+                          text=True, check=True).stdout
+    # a library's symbols carry their version: sendto@@GLIBC_2.2.5
+    vaddr = next(int(l.split()[1], 16) for l in syms.splitlines()
+                 if len(l.split()) >= 8 and l.split()[7].split("@")[0] == symbol)
+    segs = subprocess.run(["readelf", "-lW", binary], capture_output=True,
+                          text=True, check=True).stdout
+    for l in segs.splitlines():
+        f = l.split()
+        if f[:1] == ["LOAD"]:
+            off, va, filesz = int(f[1], 16), int(f[2], 16), int(f[4], 16)
+            if va <= vaddr < va + filesz:
+                return vaddr - va + off
+    raise LookupError(symbol)

@@ -46,23 +46,6 @@ with open(exe + ".c", "w") as f:
 subprocess.run(["cc", "-O1", "-o", exe, exe + ".c"], check=True)
 
 
-def file_offset(binary, symbol):
-    """The file offset of symbol, as uprobe_events takes it."""
-    syms = subprocess.run(["readelf", "-sW", binary], capture_output=True,
-                          text=True, check=True).stdout
-    vaddr = next(int(l.split()[1], 16) for l in syms.splitlines()
-                 if l.split()[-1:] == [symbol])
-    segs = subprocess.run(["readelf", "-lW", binary], capture_output=True,
-                          text=True, check=True).stdout
-    for l in segs.splitlines():
-        f = l.split()
-        if f[:1] == ["LOAD"]:
-            off, va, filesz = int(f[1], 16), int(f[2], 16), int(f[4], 16)
-            if va <= vaddr < va + filesz:
-                return vaddr - va + off
-    raise LookupError(symbol)
-
-
 def run_target(n=N):
     out = subprocess.run([exe, str(n)], capture_output=True, text=True, check=True)
     return int(out.stdout)

@@ -3,11 +3,11 @@
 # description: hostile images: HOSTILE_IMAGES (default 100000) random and
 # mutated images (with KSFT_PART=K/N, the K-th of N equal shares of them, so
 # that run-tests can spread them over its guests) written to the filter
-# files of a tracepoint, a kprobe, a kretprobe, a kprobe in an instance and
-# a system call event while the events fire; a rejected write leaves the
+# files of a tracepoint, a kprobe, a kretprobe, a kprobe in an instance, a
+# system call event and a uprobe (libc's sendto()) while the events fire; a rejected write leaves the
 # previous filter as it was, the kernel agrees with the user-space checker,
 # and the events work afterwards
-# requires: kprobe_events
+# requires: kprobe_events, uprobe_events
 import atexit
 import hashlib
 import os
@@ -31,7 +31,7 @@ MAX_IMAGE = 35088      # BPF64_MAX_IMAGE_SIZE
 HDR = 16
 LOAD_INTERVAL = float(os.environ.get("HOSTILE_LOAD_MS", "20")) / 1000
 
-k = need_root_and_bpf64(16)
+k = need_root_and_bpf64(17)
 rng = random.Random(SEED)      # the writers have their own
 print("# seed %d (HOSTILE_SEED=%d%s reproduces the images), %d images%s" % (
     SEED, SEED, " KSFT_PART=%d/%d" % (PART, PARTS) if PARTS > 1 else "", COUNT,
@@ -42,6 +42,10 @@ kp = path("kprobe_events")
 INST = "ksft_hostile"
 append(kp, "p:ksft_hostile/open do_sys_openat2 dfd=%di:s32\n")
 append(kp, "r:ksft_hostile/openret do_sys_openat2 ret=$retval:s64\n")
+# the ping of the load calls libc's sendto() every HOSTILE_LOAD_MS
+up = path("uprobe_events")
+LIBC = os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
+append(up, "p:ksft_hostile/sendto %s:%#x\n" % (LIBC, file_offset(LIBC, "sendto")))
 os.mkdir(path("instances", INST))
 targets = {
     "tracepoint": event_dir(NETIF_RX),
@@ -49,6 +53,7 @@ targets = {
     "kretprobe": event_dir("ksft_hostile:openret"),
     "instance kprobe": event_dir("ksft_hostile:open", INST),
     "syscall": event_dir("syscalls:sys_enter_openat"),
+    "uprobe": event_dir("ksft_hostile:sendto"),
 }
 
 # ---- valid images: the base of the mutations --------------------------------
@@ -509,11 +514,15 @@ k.check(records("kretprobe", opens, "openret: (") >= 3,
         "the kretprobe event records again without a filter")
 k.check(records("syscall", opens, "sys_openat(") >= 3,
         "the system call event records again without a filter")
+k.check(records("uprobe", lambda: ping(2), "sendto: (0x") >= 2,
+        "the uprobe event records again without a filter")
 k.check(records("instance kprobe", opens, "open: (do_sys_openat2", prog_ret(1), INST) >= 3,
         "the kprobe event of the instance records with a filter that keeps everything")
 write(targets["instance kprobe"] + "/filter", "0")
 os.rmdir(path("instances", INST))
 write(kp, "")
-k.check(not os.path.exists(targets["kprobe"]) and not os.path.exists(path("instances", INST)),
-        "the kprobe events and the instance are removed")
+write(up, "")
+k.check(not os.path.exists(targets["kprobe"]) and not os.path.exists(targets["uprobe"]) and
+        not os.path.exists(path("instances", INST)),
+        "the kprobe and uprobe events and the instance are removed")
 k.finish()
