@@ -143,3 +143,9 @@ def bt_hists(text):
     """bpftrace's histograms of a map with keys, @NAME[KEY]: {KEY: {low bound: count}}."""
     parts = re.split(r"^@\w*\[(.*)\]:\s*$", text, flags=re.M)
     return {key: bt_hist(body) for key, body in zip(parts[1::2], parts[2::2])}
+
+
+def bt_map(text):
+    """@[key]: value lines of bpftrace's output, as a dict."""
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^@\[(.*)\]: (\d+)$", text, re.M)}

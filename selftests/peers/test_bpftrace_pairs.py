@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from peers import EXC, TOP, WORK, Bpftrace, bt_hist, bucket_low, perf_lines, start
+from peers import EXC, TOP, WORK, Bpftrace, bt_hist, bt_map, bucket_low, perf_lines, start
 
 PAIRS = 8
 k, VMLINUX = start(2 * PAIRS + 2)
@@ -36,12 +36,6 @@ def pair(one_liner, args, workload, run=perf_tables, env=None):
     finally:
         out = bt.stop()
     return out, tables
-
-
-def bt_map(text):
-    """@[key]: value lines of bpftrace's output, as a dict."""
-    return {m.group(1): int(m.group(2))
-            for m in re.finditer(r"^@\[(.*)\]: (\d+)$", text, re.M)}
 
 
 def nonzero(d):

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mallocer N: N malloc()s of 1 to 4096 bytes, each freed, timed with
+ * CLOCK_MONOTONIC around the loop: "ns T mallocs N" (see reader.c: under
+ * -icount T counts the instructions the whole guest executed meanwhile).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long i, n = argc > 1 ? atol(argv[1]) : 1000;
+	void *volatile p;
+	long long t;
+
+	if (n < 1)
+		return 1;
+	t = now_ns();
+	for (i = 0; i < n; i++) {
+		p = malloc(1 + (i * 37) % 4096);
+		free(p);
+	}
+	t = now_ns() - t;
+	printf("ns %lld mallocs %ld\n", t, n);
+	return 0;
+}
