@@ -8,7 +8,9 @@ run by perf bpf-filter, on a program that does N malloc()s (mallocer.c).
 As in latency_job.py: under -icount a guest ns is a guest instruction,
 the cost per event is (T - T_off) / N, and both tools must have counted
 every malloc() of the program (its histogram holds at least N), or the
-run fails.  Variants alternate order from one repetition to the next."""
+run fails.  An empty BPF64 filter on the same uprobe gives the floor: what
+the uprobe (breakpoint, handler, single step) costs before any filter
+work.  Variants alternate order from one repetition to the next."""
 import argparse
 import json
 import os
@@ -51,6 +53,22 @@ def with_bpf64(args):
     return t, counted
 
 
+def with_empty(args):
+    """T with an empty BPF64 filter (0: drop) on the same uprobe: the floor
+    of the uprobe, its event and perf bpf-filter; nothing to count."""
+    src = os.path.join(os.path.dirname(args.out), "empty.c")
+    with open(src, "w") as f:
+        f.write("int filter(void *ctx) { return 0; }\n")
+    proc = subprocess.Popen([args.perf, "bpf-filter", "--vmlinux", args.vmlinux, "--json",
+                             "-x", LIBC, "--uprobe", "malloc", src],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(proc, proc.stderr, "attached ", 1, "perf bpf-filter")
+    time.sleep(SETTLE)
+    t = run_mallocer(args)
+    stop(proc)
+    return t, args.mallocs
+
+
 def with_bpftrace(args):
     """T with the bpftrace one-liner attached; the program's mallocs counted."""
     proc = subprocess.Popen(["bpftrace", "-e", ONE_LINER], stdout=subprocess.PIPE,
@@ -81,7 +99,7 @@ def main():
     os.environ.setdefault("HOME", "/tmp")
 
     variants = {"off": lambda a: (run_mallocer(a), a.mallocs),
-                "bpf64": with_bpf64, "bpftrace": with_bpftrace}
+                "bpf64": with_bpf64, "bpf64_empty": with_empty, "bpftrace": with_bpftrace}
     names = list(variants)
     runs = {v: [] for v in names}
     for rep in range(args.repetitions):
@@ -95,7 +113,7 @@ def main():
     off = statistics.median(runs["off"])
     res = dict(mallocs=args.mallocs, repetitions=args.repetitions, runs=runs,
                per_event={v: (statistics.median(runs[v]) - off) / args.mallocs
-                          for v in ("bpf64", "bpftrace")})
+                          for v in ("bpf64", "bpf64_empty", "bpftrace")})
     with open(args.out, "w") as f:
         json.dump(res, f)
     return 0
