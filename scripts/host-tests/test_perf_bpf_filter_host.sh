@@ -485,9 +485,12 @@ sample=$(nm "$vmlinux" | awk '$2 ~ /^[Tt]$/ && $3 ~ /^[a-z_][a-z0-9_]*$/ { print
 	sort | uniq -u | awk 'NR % 3000 == 1' | head -8)
 for f in $sample; do fastpath "$f"; done > "$work/fastpath"
 sed 's/^/# /' "$work/fastpath"
-ktap_check "perf probe's fastpath: taken for 6 of 8 functions, the same points and arguments as the scan" \
+# Functions of a .c file another CU includes (sched's build_policy.c, the
+# trace event headers) take the scan, by design: how many of the 8 do
+# depends on the configuration; at least half take the fastpath.
+ktap_check "perf probe's fastpath: taken for at least 4 of 8 functions, the same points and arguments as the scan" \
 	bash -c "! grep -v -e ': same\$' -e '^fast\$' '$work/fastpath' &&
-		[ \$(grep -c '^fast\$' '$work/fastpath') -ge 6 ] &&
+		[ \$(grep -c '^fast\$' '$work/fastpath') -ge 4 ] &&
 		[ \$(grep -c ': same\$' '$work/fastpath') -ge 6 ]"
 # enqueue_task_rt is in kernel/sched/rt.c, which build_policy.c includes;
 # include/trace/events/net.h defines the external __traceiter_netif_receive_skb
