@@ -114,6 +114,23 @@ def with_bpftrace(args):
     return t, samples
 
 
+def measure(variants, args, n, job, ops, done):
+    """T of each variant (a function of args: T and how many of the n
+    operations it saw), args.repetitions times in alternating order; a
+    variant that saw fewer than n fails the run."""
+    names = list(variants)
+    runs = {v: [] for v in names}
+    for rep in range(args.repetitions):
+        for v in (names if rep % 2 == 0 else names[::-1]):
+            t, seen = variants[v](args)
+            if seen < n:
+                raise RuntimeError("%s %s %d of %d %s" % (v, done, seen, n, ops))
+            runs[v].append(t)
+            print("bench: %s rep %d %-11s %12d ns for %d %s (%d %s)"
+                  % (job, rep, v, t, n, ops, seen, done), flush=True)
+    return runs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--perf", required=True)
@@ -128,16 +145,7 @@ def main():
 
     variants = {"off": lambda a: (run_reader(a), a.reads),
                 "bpf64": with_bpf64, "bpftrace": with_bpftrace}
-    names = list(variants)
-    runs = {v: [] for v in names}
-    for rep in range(args.repetitions):
-        for v in (names if rep % 2 == 0 else names[::-1]):
-            t, samples = variants[v](args)
-            if samples < args.reads:
-                raise RuntimeError("%s timed %d of %d reads" % (v, samples, args.reads))
-            runs[v].append(t)
-            print("bench: latency job rep %d %-8s %12d ns for %d reads (%d timed)"
-                  % (rep, v, t, args.reads, samples), flush=True)
+    runs = measure(variants, args, args.reads, "latency job", "reads", "timed")
     off = statistics.median(runs["off"])
     res = dict(reads=args.reads, repetitions=args.repetitions, runs=runs,
                per_event={v: (statistics.median(runs[v]) - off) / (2 * args.reads)

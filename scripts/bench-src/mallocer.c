@@ -6,15 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "now_ns.h"
 
 int main(int argc, char **argv)
 {

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from latency_job import stop, wait_for
+from latency_job import measure, stop, wait_for
 
 LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
 ONE_LINER = "uprobe:%s:malloc { @[comm] = hist(arg0); }" % LIBC
@@ -100,16 +100,7 @@ def main():
 
     variants = {"off": lambda a: (run_mallocer(a), a.mallocs),
                 "bpf64": with_bpf64, "bpf64_empty": with_empty, "bpftrace": with_bpftrace}
-    names = list(variants)
-    runs = {v: [] for v in names}
-    for rep in range(args.repetitions):
-        for v in (names if rep % 2 == 0 else names[::-1]):
-            t, counted = variants[v](args)
-            if counted < args.mallocs:
-                raise RuntimeError("%s counted %d of %d mallocs" % (v, counted, args.mallocs))
-            runs[v].append(t)
-            print("bench: malloc job rep %d %-8s %12d ns for %d mallocs (%d counted)"
-                  % (rep, v, t, args.mallocs, counted), flush=True)
+    runs = measure(variants, args, args.mallocs, "malloc job", "mallocs", "counted")
     off = statistics.median(runs["off"])
     res = dict(mallocs=args.mallocs, repetitions=args.repetitions, runs=runs,
                per_event={v: (statistics.median(runs[v]) - off) / args.mallocs
