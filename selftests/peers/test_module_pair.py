@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: a kprobe on a function of a module (dummy_xmit() of the
 # dummy network driver, CONFIG_DUMMY=m) named with perf bpf-filter
-# --module: its arguments from the module's DWARF, and a filter that
+# --module: its arguments from the module's DWARF or BTF, and a filter that
 # counts the packets a process sends by their length, next to bpftrace's
 # kprobe:dummy_xmit on the same packets: the same counts, exactly
 # requires: bpftrace, perf bpf-filter with filters in C, clang, ip, dummy.ko
@@ -12,7 +12,7 @@ import subprocess
 
 from peers import EXC, PERF, WORK, Bpftrace, bt_map, perf_lines, start
 
-k, VMLINUX = start(5)
+k, VMLINUX = start(6)
 DEV, NET = "bpf64d0", "10.199.0"
 COMM = "bpf64-udp"
 SIZES = [10, 100, 1000, 100, 10]    # UDP payloads: skb->len has 42 more (Ethernet, IP, UDP)
@@ -53,6 +53,19 @@ k.check(lj.get("vmlinux", "").endswith("/dummy.ko") and args.get("skb") == "%di"
         args.get("dev") == "%si",
         "--module dummy --kprobe dummy_xmit: skb in di, dev in si, from dummy.ko's DWARF",
         (lj, listing.stderr[-500:]))
+
+# The same from the module's BTF (a distribution's .ko has no DWARF).
+listing = subprocess.run([PERF, "bpf-filter", "--module", "dummy", "--kprobe", "dummy_xmit",
+                          "--btf", "/sys/kernel/btf/dummy", "--member", "sk_buff.len", "--json"],
+                         capture_output=True, text=True)
+try:
+    bj = json.loads(listing.stdout)
+except ValueError:
+    bj = {}
+k.check({a["name"]: a["location"] for a in bj.get("probe", {}).get("args", [])} == args and
+        [m["type"] for m in bj.get("members", [])] == ["unsigned int"],
+        "... and from its BTF, /sys/kernel/btf/dummy (split on the kernel's): the same "
+        "arguments, sk_buff.len", (bj, listing.stderr[-500:]))
 
 src = os.path.join(WORK, "lens.c")
 with open(src, "w") as f:
