@@ -12,7 +12,7 @@ import subprocess
 
 from peers import EXC, PERF, WORK, Bpftrace, bt_map, perf_lines, start
 
-k, VMLINUX = start(6)
+k, VMLINUX = start(7)
 DEV, NET = "bpf64d0", "10.199.0"
 COMM = "bpf64-udp"
 SIZES = [10, 100, 1000, 100, 10]    # UDP payloads: skb->len has 42 more (Ethernet, IP, UDP)
@@ -107,4 +107,19 @@ k.expect("... the same counts as bpftrace's kprobe:dummy_xmit "
          "@[((struct sk_buff *)arg0)->len] = count()", theirs, ours)
 print("# packets by length through dummy_xmit: BPF64 %s, bpftrace %s" %
       (sorted(ours.items()), sorted(theirs.items())))
+
+# The same filter in a file that names its event: BPF64_EVENT("kprobe:dummy:dummy_xmit").
+with open(src) as f:
+    text = f.read().replace("int filter(", 'BPF64_EVENT("kprobe:dummy:dummy_xmit")\nint filter(')
+with open(os.path.join(WORK, "lens_event.c"), "w") as f:
+    f.write(text)
+ip("link", "add", DEV, "type", "dummy")
+ip("addr", "add", NET + ".1/24", "dev", DEV)
+ip("link", "set", DEV, "up")
+objs = perf_lines(VMLINUX, [os.path.join(WORK, "lens_event.c"), "--clang-opt", "-I" + EXC,
+                            "--clang-opt", '-DCOMM="%s"' % COMM], "python3 " + sender)
+ip("link", "del", DEV)
+tables = next((o["tables"] for o in objs if "tables" in o), [])
+k.expect('BPF64_EVENT("kprobe:dummy:dummy_xmit") in a file of filters: the same counts',
+         want, {str(e["key"]): e["value"] for t in tables for e in t.get("entries", [])})
 k.finish()

@@ -122,7 +122,7 @@ pf "$WORK/bad.c" -- true > "$WORK/out" 2> "$WORK/err"
 rc=$?
 ktap_check "BPF64_EVENT(\"usdt:...\"): exit 1, which function and what is expected; nothing created" \
 	bash -c "[ $rc -eq 1 ] &&
-		 grep -q 'bad.c: sys(): BPF64_EVENT(\"usdt:/bin/sh:main\"): expected \"kprobe:FUNC\[+OFF\]\", \"kretprobe:FUNC\", \"uprobe:BINARY:FUNC\[+OFF\]\", \"uretprobe:BINARY:FUNC\" or \"tracepoint:SYS:EVENT\"' '$WORK/err' &&
+		 grep -q 'bad.c: sys(): BPF64_EVENT(\"usdt:/bin/sh:main\"): expected \"kprobe:\[MODULE:\]FUNC\[+OFF\]\", \"kretprobe:\[MODULE:\]FUNC\", \"uprobe:BINARY:FUNC\[+OFF\]\", \"uretprobe:BINARY:FUNC\" or \"tracepoint:SYS:EVENT\"' '$WORK/err' &&
 		 ! grep -q created '$WORK/err'"
 pf --event raw_syscalls:sys_enter "$WORK/three.c" -- true > "$WORK/out" 2> "$WORK/err"
 rc=$?
