@@ -131,18 +131,28 @@ class Bench:
         if v in ebpf or control:
             obj = c["ebpf_obj_lo"] if control else c["ebpf_obj"]
             return (c["ebpf_load"], obj, ebpf[v[:-3] if control else v], "--"), ""
-        if v in ("kp_enabled", "kp_predicate", "kp_bpf64_jit", "kp_bpf64_jit_lo", "kp_bpf64_ret0"):
+        if v in ("kp_enabled", "kp_predicate", "kp_bpf64_jit", "kp_bpf64_jit_lo", "kp_bpf64_ret0",
+                 "kp_bpf64_jit_kprobe", "kp_bpf64_ret0_kprobe"):
             self.kprobe_event()
+            # enabled before its filter, the event stays on its kprobe
+            on_kprobe = v.endswith("_kprobe")
+            if on_kprobe:
+                write(KP + "/enable", "1")
             info = ""
             if v == "kp_predicate":
                 write(KP + "/filter", 'name == "eth5"')
                 info = read(KP + "/filter").strip()
-            elif v == "kp_bpf64_ret0":
+            elif v.startswith("kp_bpf64_ret0"):
                 info = self.bpf64_filter(KP, c["bpf64_tp_ret0_image"], True)
             elif v.startswith("kp_bpf64_jit"):
                 info = self.bpf64_filter(KP, c["bpf64_kp_lo_image" if v.endswith("_lo")
                                                else "bpf64_kp_image"], True)
             write(KP + "/enable", "1")
+            if v.startswith("kp_bpf64"):
+                info = read(KP + "/filter").split("\n")[0]
+                want = " path kprobe" if on_kprobe else " path ftrace"
+                if want not in info:
+                    raise RuntimeError("%s: %r, expected%s" % (v, info, want))
             return (), info
         raise ValueError("unknown variant " + v)
 

@@ -27,7 +27,8 @@ LABELS = [
     ("tp_bpf64_perf", "7c", "BPF64 filter of perf samples (PERF_EVENT_IOC_SET_BPF64), JIT",
      "tp"),
     ("kp_predicate", "8", "kprobe event, predicate 'name == \"eth5\"'", "kp"),
-    ("kp_bpf64_jit", "9", "kprobe event, BPF64 filter, JIT", "kp"),
+    ("kp_bpf64_jit", "9", "kprobe event, BPF64 filter, JIT (runs from ftrace)", "kp"),
+    ("kp_bpf64_jit_kprobe", "9k", "the same, enabled before its filter: on the kprobe", "kp"),
     ("kp_ebpf", "10", "upstream eBPF kprobe program", "kp"),
     ("kp_ebpf_fentry", "10b", "upstream eBPF fentry/kfree_skb_reason (context)", "kp"),
     ("kp_enabled", "k0", "kprobe event enabled, no filter", "kp"),
@@ -35,7 +36,8 @@ LABELS = [
     ("tp_bpf64_load", "b2", "breakdown: BPF64 one bpf_load_pointer(), JIT", "bd"),
     ("tp_ebpf_raw_ret0", "b3", "breakdown: eBPF raw_tp 'return 0'", "bd"),
     ("tp_ebpf_raw_load", "b4", "breakdown: eBPF raw_tp one bpf_probe_read_kernel()", "bd"),
-    ("kp_bpf64_ret0", "b5", "breakdown: kprobe event, BPF64 'return 0', JIT", "bd"),
+    ("kp_bpf64_ret0", "b5", "breakdown: kprobe event, BPF64 'return 0' (from ftrace)", "bd"),
+    ("kp_bpf64_ret0_kprobe", "b5k", "breakdown: the same on the kprobe", "bd"),
     ("kp_ebpf_ret0", "b6", "breakdown: eBPF kprobe 'return 0'", "bd"),
     # positive controls: the same work, matching "lo": every event kept
     ("tp_bpf64_jit_lo", "c1", "control: BPF64 JIT matching \"lo\" (records all)", "ctl"),
@@ -73,8 +75,19 @@ RATIOS = [
     ("kprobe: floor bpf64_ret0/ebpf", "kp_bpf64_ret0", "kp_ebpf", None,
      "kprobe: an empty BPF64 filter (the kprobe event's path alone) over upstream's "
      "kprobe program doing the work: the floor of the ratio above on this hook"),
-    ("kprobe: bpf64_jit/ebpf_fentry", "kp_bpf64_jit", "kp_ebpf_fentry", None,
-     "kprobe: BPF64-JIT overhead over upstream fentry's (another hook: context)"),
+    ("kprobe: bpf64_jit/ebpf_fentry", "kp_bpf64_jit", "kp_ebpf_fentry", ("<=", 1.0),
+     "kprobe: BPF64-JIT overhead (the event runs from ftrace) over upstream fentry's"),
+    ("kprobe: via kprobe/ebpf", "kp_bpf64_jit_kprobe", "kp_ebpf", None,
+     "kprobe: BPF64-JIT overhead when the event runs on its kprobe, over upstream "
+     "eBPF kprobe's (the path before the ftrace one, for context)"),
+]
+
+# name, variant, goal on its overhead (instructions per event), what
+ABSOLUTE = [
+    ("kprobe: empty filter", "kp_bpf64_ret0", ("<=", 60.0),
+     "an empty BPF64 filter on the kprobe event running from ftrace: the path's floor"),
+    ("kprobe: RFC filter", "kp_bpf64_jit", ("<=", 125.0),
+     "the RFC's filter on the kprobe event running from ftrace"),
 ]
 
 
@@ -270,6 +283,16 @@ def main():
             report["goals"].append(dict(goal="%s %s %.2f" % (name, goal[0], goal[1]),
                                         value=round(r, 3), met=ok))
         print("  %-28s %6.2f  [%6.2f]  %s" % (name, r, rm, verdict))
+
+    for name, v, goal, what in ABSOLUTE:
+        if v not in summary:
+            continue
+        x = summary[v]["overhead_min"]
+        ok = goal_ok(x, goal)
+        report["goals"].append(dict(goal="%s %s %.0f insns/event" % (name, goal[0], goal[1]),
+                                    value=round(x, 1), met=ok, what=what))
+        print("  %-28s %6.1f insns/event  goal %s %.0f: %s" % (
+            name, x, goal[0], goal[1], "met" if ok else "MISSED"))
 
     bd = breakdown(summary)
     if bd:

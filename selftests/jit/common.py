@@ -41,7 +41,7 @@ def get_jit():
 def engine(ev_dir):
     """JIT code bytes of the event's program, 0 if interpreted, None if none."""
     line = read(ev_dir + "/filter").splitlines()[0]
-    m = re.search(r" (?:jited (\d+)|interpreted)(?: missed \d+)?(?: probe)?$", line)
+    m = re.search(r" (?:jited (\d+)|interpreted)(?: missed \d+)?(?: probe)?(?: path .*)?$", line)
     if not line.startswith("bpf64 ") or not m:
         return None
     return int(m.group(1) or 0)
