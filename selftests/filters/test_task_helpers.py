@@ -3,14 +3,14 @@
 # description: the helpers of the task, the time, the CPU and strings, and
 # bpf_table_delete: values checked against what user space knows (its pid,
 # its name, its clock, the CPU it is pinned to, the path it opens), faults,
-# truncation, slot reuse after a grace period, and the checker's limits
+# truncation, the order deleted slots are reused in, and the checker's limits
 # requires: kprobe_events
 import re
 import struct
 import time
 from common import *
 
-k = need_root_and_bpf64(22)
+k = need_root_and_bpf64(21)
 kp = path("kprobe_events")
 append(kp, "p:ksft_task/sync ksys_sync\n")
 append(kp, "p:ksft_task/openat do_sys_openat2 dfd=%di filename=%si\n")
@@ -235,11 +235,13 @@ k.expect("... a bad pointer and a user address: -EFAULT, the buffer zeroed",
          (set(bad), set(user), [key for key, _ in table_keys(FILP)]))
 
 # ---- bpf_table_delete: an event counter drives the phases ----
-# table 0 (1 entry): phase 0 inserts A; phase 1 deletes A (twice) and
-# inserts B at once: -E2BIG, the slot waits for a grace period; later
-# phases insert B until it fits.
+# table 0 (2 entries): phase 0 inserts A (slot 0); phase 1 deletes A
+# (twice) and inserts B: the never-used slot 1; phase 2 inserts C: A's
+# deleted slot 0; phase 3 inserts D: -E2BIG, both slots live; phase 4
+# deletes B and inserts D at once into its slot.  Entries list in slot
+# order, which shows where each insert went.
 p = Prog()
-t = p.table(8, 8, 1)
+t = p.table(8, 8, 2)
 phase = p.table(8, 8, 1)
 p.mov(R6, R1)
 p.st(8, R10, -8, 0)
@@ -255,51 +257,70 @@ p.st(8, R10, -16, 1)
 p.table_call("bpf_table_update", phase, -8, -16)
 p.mov(R7, 0)
 p.label("go")
-p.st(8, R10, -24, 0xA)                # key A
-p.st(8, R10, -32, 0xB)                # key B
+for off, key in ((-24, 0xA), (-32, 0xB), (-48, 0xC), (-56, 0xD)):
+    p.st(8, R10, off, key)
 p.st(8, R10, -40, 7)                  # value
 p.jmp("jne", R7, 0, "not0")
 p.table_call("bpf_table_update", t, -24, -40)
 p.mov(R8, R0)
-p.printk("p0 insA=%ld", R8, off=-64)
+p.printk("p0 insA=%ld", R8, off=-96)
 p.ja("out")
 p.label("not0")
-p.jmp("jne", R7, 1, "later")
+p.jmp("jne", R7, 1, "not1")
 p.table_call("bpf_table_delete", t, -24)
 p.mov(R8, R0)
 p.table_call("bpf_table_delete", t, -24)
 p.mov(R9, R0)
 p.table_call("bpf_table_update", t, -32, -40)
 p.mov(R7, R0)
-p.printk("p1 del=%ld again=%ld insB=%ld", R8, R9, R7, off=-80)
+p.printk("p1 del=%ld again=%ld insB=%ld", R8, R9, R7, off=-96)
 p.ja("out")
-p.label("later")
-p.table_call("bpf_table_update", t, -32, -40)
+p.label("not1")
+p.jmp("jne", R7, 2, "not2")
+p.table_call("bpf_table_update", t, -48, -40)
 p.mov(R8, R0)
-p.printk("insB=%ld", R8, off=-64)
+p.printk("p2 insC=%ld", R8, off=-96)
+p.ja("out")
+p.label("not2")
+p.jmp("jne", R7, 3, "not3")
+p.table_call("bpf_table_update", t, -56, -40)
+p.mov(R8, R0)
+p.printk("p3 insD=%ld", R8, off=-96)
+p.ja("out")
+p.label("not3")
+p.jmp("jne", R7, 4, "out")
+p.table_call("bpf_table_delete", t, -32)
+p.mov(R8, R0)
+p.table_call("bpf_table_update", t, -56, -40)
+p.mov(R9, R0)
+p.printk("p4 delB=%ld insD=%ld", R8, R9, off=-96)
 p.label("out")
 p.ret(0)
 attach(SYNC, p)
-got = lines_of(SYNC, lambda: (sync(), sync()))
-k.expect("delete: 0, again -ENOENT; the freed slot is not reused in the same run (-E2BIG)",
-         ["p0 insA=0", "p1 del=0 again=-2 insB=-7"], got)
-k.expect("... filter_tables shows no element in the table then", [],
-         table_keys(SYNC))
-later = []
-for i in range(100):
-    later += lines_of(SYNC, sync)
-    if later[-1:] == ["insB=0"]:
-        break
-    time.sleep(0.05)
-k.check(later[-1:] == ["insB=0"] and set(later[:-1]) <= {"insB=-7"},
-        "after a grace period the slot takes B (%d events)" % len(later), later)
-k.expect("... filter_tables shows B alone",
-         [(bytes([0xB]) + bytes(7), bytes([7]) + bytes(7))], table_keys(SYNC))
-refused = 1 + later.count("insB=-7")
-k.expect("... and counts the inserts it refused in the table's header (full N)",
-         ["table 0 type hash key_size 8 elem_size 8 max_entries 1 entries 1 full %d" % refused],
-         [line for line in read(SYNC + "/filter_tables").splitlines()
-          if line.startswith("table 0 ")])
+
+
+def elem(key):
+    return (bytes([key]) + bytes(7), bytes([7]) + bytes(7))
+
+
+def table0_header():
+    return [line for line in read(SYNC + "/filter_tables").splitlines()
+            if line.startswith("table 0 ")]
+
+
+got = lines_of(SYNC, lambda: [sync() for _ in range(3)])
+k.expect("delete: 0, again -ENOENT; inserts after it take the never-used slot, "
+         "then the deleted one",
+         ["p0 insA=0", "p1 del=0 again=-2 insB=0", "p2 insC=0"], got)
+k.expect("... filter_tables lists C in A's old slot 0, before B in slot 1",
+         [elem(0xC), elem(0xB)], table_keys(SYNC))
+got = lines_of(SYNC, lambda: [sync() for _ in range(2)])
+k.expect("a third key finds both slots live (-E2BIG); after a delete it "
+         "takes the slot at once, no grace period", ["p3 insD=-7", "p4 delB=0 insD=0"], got)
+k.expect("... filter_tables lists C and D, and counts the one refusal (full 1)",
+         ([elem(0xC), elem(0xD)],
+          ["table 0 type hash key_size 8 elem_size 8 max_entries 2 entries 2 full 1"]),
+         (table_keys(SYNC), table0_header()))
 
 
 # ---- bpf_get_stackid: the stack stored once, its id returned ----
