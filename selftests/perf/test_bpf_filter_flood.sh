@@ -6,12 +6,14 @@
 # them; what perf bpf-filter shows plus what it reports lost ("LOST N
 # events", and "lost" in --json, per CPU) is what the filter kept, with
 # the default buffer and with one too small to hold the flood (-m); and
-# the events a filter misses while another runs on the CPU ("missed")
+# the events a filter misses while another runs on the CPU ("missed"); and
+# a table that deletes as it inserts: read_latency.c with 8 slots in
+# @start times every one of dd's 20000 reads, nothing refused
 # requires: perf bpf-filter, BPF64 event filters, clang
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 bf_require
-ktap_plan 20
+ktap_plan 23
 EXC=$TOP/build/linux/tools/bpf64/examples/c
 
 cat > "$WORK/flood.c" <<'EOF'
@@ -127,6 +129,23 @@ read -r kept prints lost < <(text_tally text)
 ktap_expect "the LOST lines in the stream add up with the lines to the kept" \
 	"$kept" "$((prints + lost))"
 ktap_check "... and to the count at the end" grep -q "^LOST $lost events of $kept " "$WORK/text.err"
+# --- a table that deletes: slots reused, no insert refused -------------
+bf "$EXC/read_latency.c" --clang-opt '-DCOMM="dd"' --clang-opt -DSTART_ENTRIES=8 --json -- \
+	dd if=/dev/zero of=/dev/null bs=1 count=20000 > "$WORK/lat.out" 2> "$WORK/lat.err"
+ktap_expect_ok "read_latency.c, 8 slots in @start, dd's 20000 reads: exit 0" $? "$WORK/lat.err"
+grep '"why":"end"' "$WORK/lat.out" > "$WORK/lat.json"
+read -r timed start_left refused < <(json '" ".join(str(x) for x in (
+	sum(b["count"] for t in j["tables"] if t["name"] == "ns"
+	    for g in t.get("hists", []) for b in g["hist"]["buckets"]),
+	[t["count"] for t in j["tables"] if t["name"] == "start"][0],
+	[t["refused_full"] for t in j["tables"] if t["name"] == "start"][0]))' \
+	"$WORK/lat.json")
+ktap_print_msg "read latency, 8 slots: $timed reads timed, $start_left left in @start," \
+	"$refused inserts refused"
+ktap_check "every one of dd's 20000 reads and a few more is timed" [ "${timed:-0}" -ge 20000 ]
+ktap_expect "... with no insert refused (a deleted slot is reused at once) and @start emptied" \
+	"0 0" "${refused:-x} ${start_left:-x}"
+
 # --- events missed: a filter's event raised while a filter runs ----------
 # reader() copies a string on each system call of dd; the copy fires the
 # kprobe of nested(), whose filter cannot run while reader's does (both
