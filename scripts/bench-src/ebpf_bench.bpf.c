@@ -14,7 +14,7 @@
  * every event matches; each match is counted in matched, which the loader
  * reports, so that a program that reads the wrong thing shows.
  *
- * The tp_btf and fentry programs read skb->dev->name with direct loads,
+ * The tp_btf, fentry and fexit programs read skb->dev->name with direct loads,
  * which the verifier allows from BTF types and the JIT guards (as BPF64's
  * JIT guards its inline bpf_load_pointer()); the others read through
  * bpf_probe_read_kernel(), the idiom of 2014-2019.
@@ -140,6 +140,26 @@ SEC("kprobe/kfree_skb_reason")
 int bench_kprobe_ret0(struct pt_regs *ctx)
 {
 	return 0;
+}
+
+/*
+ * The same work on a return value: the skb __netdev_alloc_skb() returns,
+ * its dev already set (loopback).  fexit sees it through the trampoline
+ * that calls the function; the kretprobe program in the return's pt_regs.
+ */
+SEC("fexit/__netdev_alloc_skb")
+int BPF_PROG(bench_fexit, void *dev, unsigned int len, unsigned int gfp,
+	     struct sk_buff *skb)
+{
+	if (skb)
+		keep_eth5_btf(skb);
+	return 0;
+}
+
+SEC("kretprobe/__netdev_alloc_skb")
+int bench_kretprobe(struct pt_regs *ctx)
+{
+	return keep_eth5((const void *)ctx->rax);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -20,6 +20,8 @@ RUN = "/sys/kernel/debug/bpf64_bench/run"
 TP = TRACEFS + "/events/skb/kfree_skb"
 KP_GROUP, KP_EVENT = "bench", "kfree_skb_reason"
 KP = "%s/events/%s/%s" % (TRACEFS, KP_GROUP, KP_EVENT)
+KR_EVENT = "netdev_alloc_skb_ret"
+KR = "%s/events/%s/%s" % (TRACEFS, KP_GROUP, KR_EVENT)
 JIT_SYSCTL = "/proc/sys/kernel/bpf64_jit_enable"
 
 
@@ -74,11 +76,12 @@ class Bench:
     # -- tracing state ------------------------------------------------------
     def reset(self):
         write(TRACEFS + "/events/enable", "0")
-        for d in (TP, KP):
+        for d in (TP, KP, KR):
             if os.path.exists(d + "/filter") and read(d + "/filter").split("\n")[0] != "none":
                 write(d + "/filter", "0")
-        if os.path.exists(KP):
-            append(TRACEFS + "/kprobe_events", "-:%s/%s\n" % (KP_GROUP, KP_EVENT))
+        for d, ev in ((KP, KP_EVENT), (KR, KR_EVENT)):
+            if os.path.exists(d):
+                append(TRACEFS + "/kprobe_events", "-:%s/%s\n" % (KP_GROUP, ev))
         if os.path.exists(JIT_SYSCTL):
             write(JIT_SYSCTL, "1")
         write(TRACEFS + "/trace", "")
@@ -125,7 +128,8 @@ class Bench:
             return (c["python"], c["bpf64_perf_load"], image, "skb:kfree_skb", "--"), ""
         ebpf = dict(tp_ebpf_raw="bench_raw_tp", tp_ebpf_perf="bench_tracepoint",
                     tp_ebpf_btf="bench_tp_btf", kp_ebpf="bench_kprobe",
-                    kp_ebpf_fentry="bench_fentry", tp_ebpf_raw_ret0="bench_raw_tp_ret0",
+                    kp_ebpf_fentry="bench_fentry", kr_ebpf_fexit="bench_fexit",
+                    kr_ebpf="bench_kretprobe", tp_ebpf_raw_ret0="bench_raw_tp_ret0",
                     tp_ebpf_raw_load="bench_raw_tp_load", kp_ebpf_ret0="bench_kprobe_ret0")
         control = v.endswith("_lo") and v[:-3] in ebpf
         if v in ebpf or control:
@@ -154,6 +158,14 @@ class Bench:
                 if want not in info:
                     raise RuntimeError("%s: %r, expected%s" % (v, info, want))
             return (), info
+        if v in ("kr_bpf64_jit", "kr_bpf64_jit_lo", "kr_bpf64_ret0"):
+            append(TRACEFS + "/kprobe_events",
+                   "r:%s/%s __netdev_alloc_skb\n" % (KP_GROUP, KR_EVENT))
+            image = dict(kr_bpf64_ret0=c["bpf64_tp_ret0_image"],
+                         kr_bpf64_jit_lo=c["bpf64_kr_lo_image"]).get(v, c["bpf64_kr_image"])
+            info = self.bpf64_filter(KR, image, True)
+            write(KR + "/enable", "1")
+            return (), read(KR + "/filter").split("\n")[0]
         raise ValueError("unknown variant " + v)
 
     def check_outcome(self, v, iters, err):
@@ -177,7 +189,7 @@ class Bench:
         elif counted and matched and matched[0]:
             raise RuntimeError("%s: matched %d events, none should" % (v, matched[0]))
         if v in ("tp_enabled", "kp_enabled", "tp_bpf64_jit_lo", "tp_bpf64_interp_lo",
-                 "kp_bpf64_jit_lo"):
+                 "kp_bpf64_jit_lo", "kr_bpf64_jit_lo"):
             if recorded < iters:
                 raise RuntimeError("%s: %d of %d events recorded" % (v, recorded, iters))
         elif recorded:

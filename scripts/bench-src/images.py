@@ -9,10 +9,12 @@ work without its print, keeping only events on "eth5" (none on loopback):
     images.py SKB_DEV_OFF OUTDIR
 
 writes OUTDIR/bpf64_tp.bpf (skb is the tracepoint's first argument, in si),
-OUTDIR/bpf64_kp.bpf (skb is kfree_skb_reason()'s first argument, in di) and,
+OUTDIR/bpf64_kp.bpf (skb is kfree_skb_reason()'s first argument, in di),
+OUTDIR/bpf64_kr.bpf (skb is __netdev_alloc_skb()'s return value, in ax) and,
 for the breakdown of the cost, bpf64_tp_ret0.bpf (return 0) and
 bpf64_tp_load.bpf (one bpf_load_pointer(), return 0), and the positive
-controls bpf64_tp_lo.bpf and bpf64_kp_lo.bpf, matching "lo": every event.
+controls bpf64_tp_lo.bpf, bpf64_kp_lo.bpf and bpf64_kr_lo.bpf, matching "lo":
+every event.
 """
 import os
 import sys
@@ -65,12 +67,14 @@ def main():
     off, outdir = int(sys.argv[1]), sys.argv[2]
     images = {"bpf64_tp.bpf": rfc_filter("si", off),
               "bpf64_kp.bpf": rfc_filter("di", off),
+              "bpf64_kr.bpf": rfc_filter("ax", off),
               # the breakdown of the tracepoint filter's cost (--breakdown)
               "bpf64_tp_ret0.bpf": ret0(),
               "bpf64_tp_load.bpf": load_only("si", off),
               # the positive controls: the same work, matching "lo"
               "bpf64_tp_lo.bpf": rfc_filter("si", off, LO),
-              "bpf64_kp_lo.bpf": rfc_filter("di", off, LO)}
+              "bpf64_kp_lo.bpf": rfc_filter("di", off, LO),
+              "bpf64_kr_lo.bpf": rfc_filter("ax", off, LO)}
     for name, image in images.items():
         with open(os.path.join(outdir, name), "wb") as f:
             f.write(image)

@@ -32,6 +32,11 @@ LABELS = [
     ("kp_ebpf", "10", "upstream eBPF kprobe program", "kp"),
     ("kp_ebpf_fentry", "10b", "upstream eBPF fentry/kfree_skb_reason (context)", "kp"),
     ("kp_enabled", "k0", "kprobe event enabled, no filter", "kp"),
+    ("kr_bpf64_jit", "11", "kretprobe event on __netdev_alloc_skb, BPF64 filter of the "
+     "returned skb, JIT", "kr"),
+    ("kr_bpf64_ret0", "11e", "the same, an empty filter (the kretprobe path's floor)", "kr"),
+    ("kr_ebpf_fexit", "12", "upstream eBPF fexit/__netdev_alloc_skb, the same work", "kr"),
+    ("kr_ebpf", "12k", "upstream eBPF kretprobe program, the same work", "kr"),
     ("tp_bpf64_ret0", "b1", "breakdown: BPF64 'return 0', JIT", "bd"),
     ("tp_bpf64_load", "b2", "breakdown: BPF64 one bpf_load_pointer(), JIT", "bd"),
     ("tp_ebpf_raw_ret0", "b3", "breakdown: eBPF raw_tp 'return 0'", "bd"),
@@ -46,6 +51,8 @@ LABELS = [
     ("tp_ebpf_raw_lo", "c4", "control: eBPF raw_tp matching \"lo\" (counts all)", "ctl"),
     ("tp_ebpf_btf_lo", "c5", "control: eBPF tp_btf matching \"lo\"", "ctl"),
     ("kp_ebpf_lo", "c6", "control: eBPF kprobe matching \"lo\"", "ctl"),
+    ("kr_bpf64_jit_lo", "c8", "control: kretprobe BPF64 JIT matching \"lo\"", "ctl"),
+    ("kr_ebpf_fexit_lo", "c9", "control: eBPF fexit matching \"lo\"", "ctl"),
     ("tp_bpf64_perf_lo", "c7", "control: BPF64 perf-sample filter matching \"lo\" (counts all)",
      "ctl"),
 ]
@@ -77,6 +84,12 @@ RATIOS = [
      "kprobe program doing the work: the floor of the ratio above on this hook"),
     ("kprobe: bpf64_jit/ebpf_fentry", "kp_bpf64_jit", "kp_ebpf_fentry", ("<=", 1.0),
      "kprobe: BPF64-JIT overhead (the event runs from ftrace) over upstream fentry's"),
+    ("kretprobe: bpf64_jit/ebpf_fexit", "kr_bpf64_jit", "kr_ebpf_fexit", ("<=", 1.0),
+     "kretprobe: BPF64-JIT overhead on a return (the kretprobe path) over upstream fexit's"),
+    ("kretprobe: bpf64_jit/ebpf", "kr_bpf64_jit", "kr_ebpf", None,
+     "kretprobe: BPF64-JIT overhead over upstream eBPF kretprobe's"),
+    ("kretprobe: floor bpf64_ret0/ebpf_fexit", "kr_bpf64_ret0", "kr_ebpf_fexit", None,
+     "kretprobe: an empty BPF64 filter (the path alone) over upstream fexit doing the work"),
     ("kprobe: via kprobe/ebpf", "kp_bpf64_jit_kprobe", "kp_ebpf", None,
      "kprobe: BPF64-JIT overhead when the event runs on its kprobe, over upstream "
      "eBPF kprobe's (the path before the ftrace one, for context)"),
@@ -200,7 +213,7 @@ def chart(summary, path, title):
     import matplotlib.pyplot as plt
 
     keys = [k for k, *_ in LABELS if k in summary and k != "off"]
-    colors = dict(tp="#4472c4", kp="#ed7d31", bd="#a5a5a5", ctl="#70ad47")
+    colors = dict(tp="#4472c4", kp="#ed7d31", kr="#ffc000", bd="#a5a5a5", ctl="#70ad47")
     y = list(range(len(keys)))[::-1]
     ovh = [summary[k]["overhead_min"] for k in keys]
     err = [max(0.0, summary[k]["overhead_median"] - summary[k]["overhead_min"]) for k in keys]

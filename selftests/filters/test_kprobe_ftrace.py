@@ -11,7 +11,7 @@ import subprocess
 import sys
 from common import *
 
-k = need_root_and_bpf64(23)
+k = need_root_and_bpf64(22)
 kp = path("kprobe_events")
 
 # do_sys_openat2(int dfd, const char __user *filename, struct open_how *how)
@@ -134,12 +134,10 @@ write(ev + "/enable", "0")
 
 # 5. Where ftrace cannot stand in, the read-back says why.
 append(kp, "p:ksft/fbx do_sys_openat2 b=%bx:x64\n")
-append(kp, "r:ksft/fret do_sys_openat2 ret=$retval:s64\n")
 # the first instruction after the fentry call, after endbr64 or not
 k.check(any(append(kp, "p:ksft/foff do_sys_openat2+%d\n" % off) == 0
             for off in (9, 5)), "a kprobe past the function's entry", read(kp))
 for name, why in (("fbx", "fetches a register ftrace does not save"),
-                  ("fret", "a return probe"),
                   ("foff", "not at an ftrace site")):
     d = event_dir("ksft:" + name)
     write(d + "/filter", keep_all())
