@@ -78,3 +78,87 @@ def file_offset(binary, symbol):
             if va <= vaddr < va + filesz:
                 return vaddr - va + off
     raise LookupError(symbol)
+
+
+def keep_all(reg="di"):
+    """An image keeping every event; it reads one register of its context."""
+    p = Prog()
+    p.ctx(R6, reg)
+    p.ret(1)
+    return p.image()
+
+
+def kprobe_profile(event):
+    """(hits, misses) of a kprobe or kretprobe event in kprobe_profile."""
+    for line in ktap.read(ktap.path("kprobe_profile")).splitlines():
+        f = line.split()
+        if f and f[0] == event:
+            return int(f[1]), int(f[2])
+    return None
+
+
+def filter_line(evdir):
+    """The first line of an event's filter file."""
+    return ktap.read(evdir + "/filter").splitlines()[0]
+
+
+def open_missing(prefix, tag, n=3):
+    """Open n files that do not exist: /PREFIX-TAG-0 ..."""
+    for i in range(n):
+        try:
+            open("/%s-%s-%d" % (prefix, tag, i))
+        except OSError:
+            pass
+
+
+def second_instance(event, name):
+    """A new trace instance NAME (emptied if left over): EVENT's directory."""
+    inst = ktap.path("instances", name)
+    if not os.path.isdir(inst):
+        os.mkdir(inst)
+    return ktap.event_dir(event, name)
+
+
+def toggle_while(child, evdir, watch):
+    """Enable and disable EVDIR until CHILD exits: (the number of times,
+    the first lines of WATCH's filter file seen meanwhile)."""
+    toggles, seen = 0, set()
+    while child.poll() is None:
+        ktap.write(evdir + "/enable", "1")
+        seen.add(filter_line(watch))
+        ktap.write(evdir + "/enable", "0")
+        toggles += 1
+    return toggles, seen
+
+
+def kprobes_at(symbol):
+    """The lines of debugfs' kprobes/list at SYMBOL's entry."""
+    return [l for l in ktap.read("/sys/kernel/debug/kprobes/list").splitlines()
+            if " %s+0x" % symbol in l]
+
+
+def check_on_ftrace(k, evdir, symbol, probe):
+    """Two checks of an enabled kprobe event served from ftrace: its filter
+    file says so, and its PROBE ("kprobe", "kretprobe") stays disarmed."""
+    k.check(filter_line(evdir).endswith(" path ftrace"), "enabled, it runs from ftrace",
+            filter_line(evdir))
+    kprobes = kprobes_at(symbol)
+    k.check(len(kprobes) == 1 and "[DISABLED]" in kprobes[0],
+            "its %s stays disarmed" % probe, kprobes)
+
+
+def missing_opener(prefix, n, wait=False):
+    """A child opening /PREFIX-0 ... /PREFIX-<n-1>, which do not exist.
+    With wait, it has started when this returns and opens nothing until
+    it reads a line on its stdin."""
+    code = "import os, sys\n"
+    if wait:
+        code += "print('ready', flush=True)\nsys.stdin.readline()\n"
+    code += ("for i in range(%d):\n"
+             "    try: os.open('/%s-%%d' %% i, os.O_RDONLY)\n"
+             "    except OSError: pass\n" % (n, prefix))
+    pipes = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) if wait else {}
+    child = subprocess.Popen([sys.executable, "-c", code], **pipes)
+    if wait:
+        child.stdout.readline()
+    return child

@@ -7,8 +7,6 @@
 import errno
 import os
 import re
-import subprocess
-import sys
 from common import *
 
 k = need_root_and_bpf64(22)
@@ -21,24 +19,7 @@ append(kp, "p:ksft/fopen do_sys_openat2 " + FETCH + "\n")
 ev = event_dir("ksft:fopen")
 
 
-def keep_all(reg="di"):
-    """Keep every event; read one register so the filter has a context."""
-    p = Prog()
-    p.ctx(R6, reg)
-    p.ret(1)
-    return p.image()
 
-
-def filter_line(evdir=ev):
-    return read(evdir + "/filter").splitlines()[0]
-
-
-def opens(tag, n=3):
-    for i in range(n):
-        try:
-            open("/ksft-ftrace-%s-%d" % (tag, i))
-        except OSError:
-            pass
 
 
 def records(tag, instance=None):
@@ -46,30 +27,19 @@ def records(tag, instance=None):
     return [l.split("fopen: ", 1)[1] for l in trace_lines(instance) if marker in l]
 
 
-def profile_hits():
-    for l in read(path("kprobe_profile")).splitlines():
-        f = l.split()
-        if f and f[0] == "fopen":
-            return int(f[1]), int(f[2])
-    return None
 
 
 # 1. The path: ftrace when the filter is there before the event is enabled.
 write(ev + "/filter", keep_all())
-k.check(filter_line().endswith(" path ftrace"),
-        "a kprobe event with a BPF64 filter will run from ftrace", filter_line())
-hits0 = profile_hits()
+k.check(filter_line(ev).endswith(" path ftrace"),
+        "a kprobe event with a BPF64 filter will run from ftrace", filter_line(ev))
+hits0 = kprobe_profile("fopen")
 write(ev + "/enable", "1")
-k.check(filter_line().endswith(" path ftrace"), "enabled, it runs from ftrace",
-        filter_line())
-kprobes = [l for l in read("/sys/kernel/debug/kprobes/list").splitlines()
-           if " do_sys_openat2+0x" in l]
-k.check(len(kprobes) == 1 and "[DISABLED]" in kprobes[0],
-        "its kprobe stays disarmed", kprobes)
-opens("fast")
+check_on_ftrace(k, ev, "do_sys_openat2", "kprobe")
+open_missing("ksft-ftrace", "fast")
 write(ev + "/enable", "0")
 fast = records("fast")
-hits1 = profile_hits()
+hits1 = kprobe_profile("fopen")
 k.check(len(fast) == 3 and hits1[0] - hits0[0] >= 3,
         "the events are recorded and counted in kprobe_profile",
         (fast, hits0, hits1))
@@ -79,9 +49,9 @@ write(ev + "/filter", "0")
 clear_trace()
 write(ev + "/enable", "1")
 write(ev + "/filter", keep_all())
-k.check("path kprobe (enabled before its filter)" in filter_line(),
-        "enabled before its filter, it stays on the kprobe", filter_line())
-opens("fast")
+k.check("path kprobe (enabled before its filter)" in filter_line(ev),
+        "enabled before its filter, it stays on the kprobe", filter_line(ev))
+open_missing("ksft-ftrace", "fast")
 write(ev + "/enable", "0")
 slow = records("fast")
 k.check(len(slow) == 3 and slow == fast,
@@ -94,9 +64,9 @@ p = Prog()
 p.ret(0)
 write(ev + "/filter", p.image())
 write(ev + "/enable", "1")
-before = profile_hits()
-opens("drop", 5)
-after = profile_hits()
+before = kprobe_profile("fopen")
+open_missing("ksft-ftrace", "drop", 5)
+after = kprobe_profile("fopen")
 write(ev + "/enable", "0")
 k.check(records("drop") == [] and after[0] - before[0] >= 5,
         "a dropping filter on ftrace records nothing and sees every call",
@@ -108,24 +78,24 @@ p.ctx(R6, "bx")
 p.ret(1)
 write(ev + "/filter", p.image())
 k.check("path kprobe (the filter reads a register ftrace does not save)"
-        in filter_line(), "a filter reading bx runs on the kprobe", filter_line())
+        in filter_line(ev), "a filter reading bx runs on the kprobe", filter_line(ev))
 clear_trace()
 write(ev + "/enable", "1")
-opens("bx")
+open_missing("ksft-ftrace", "bx")
 k.check(len(records("bx")) == 3, "and records through it", trace_lines()[-3:])
 
 # ... and cannot replace the filter of an instance running from ftrace.
 write(ev + "/enable", "0")
 write(ev + "/filter", keep_all())
 write(ev + "/enable", "1")
-line = filter_line()
+line = filter_line(ev)
 write(path("error_log"), "")
 err = write(ev + "/filter", p.image())
-k.check(err == errno.EBUSY and filter_line() == line and
+k.check(err == errno.EBUSY and filter_line(ev) == line and
         "The event runs from ftrace: disable it to attach this filter" in
         read(path("error_log")),
         "a filter reading bx is refused on ftrace with EBUSY, the old stays",
-        (err, filter_line(), read(path("error_log"))))
+        (err, filter_line(ev), read(path("error_log"))))
 q = Prog()
 q.ctx(R6, "si")
 q.ret(1)
@@ -146,7 +116,7 @@ for name, why in (("fbx", "fetches a register ftrace does not save"),
 fbx = event_dir("ksft:fbx")
 clear_trace()
 write(fbx + "/enable", "1")
-opens("fbx")
+open_missing("ksft-ftrace", "fbx")
 write(fbx + "/enable", "0")
 k.check(len([l for l in trace_lines() if "fbx:" in l]) >= 3,
         "the %bx event records through its kprobe", trace_lines()[-3:])
@@ -155,24 +125,11 @@ k.check(len([l for l in trace_lines() if "fbx:" in l]) >= 3,
 # instance stays on ftrace and gets every event exactly once.
 write(ev + "/filter", keep_all())
 clear_trace()
-inst = path("instances", "ksft_ftrace2")
-if not os.path.isdir(inst):
-    os.mkdir(inst)
-ev2 = event_dir("ksft:fopen", "ksft_ftrace2")
+ev2 = second_instance("ksft:fopen", "ksft_ftrace2")
 write(ev + "/enable", "1")
 N = 400
-child = subprocess.Popen([sys.executable, "-c",
-                          "import sys\n"
-                          "for i in range(%d):\n"
-                          "    try: open('/ksft-ftrace-flow-%%d' %% i)\n"
-                          "    except OSError: pass\n" % N])
-toggles = 0
-paths = set()
-while child.poll() is None:
-    write(ev2 + "/enable", "1")
-    paths.add(filter_line())
-    write(ev2 + "/enable", "0")
-    toggles += 1
+child = missing_opener("ksft-ftrace-flow", N)
+toggles, paths = toggle_while(child, ev2, ev)
 child.wait()
 write(ev + "/enable", "0")
 flow = records("flow")
@@ -186,7 +143,7 @@ k.check(all(p.endswith(" path ftrace") for p in paths),
 second = len(records("flow", "ksft_ftrace2"))
 k.check(0 < second <= N, "the other instance got its events from the kprobe",
         second)
-os.rmdir(inst)
+os.rmdir(path("instances", "ksft_ftrace2"))
 
 # 7. One instance at a time runs from ftrace.
 inst = path("instances", "ksft_ftrace3")
@@ -199,7 +156,7 @@ k.check("path kprobe (another instance runs on ftrace)" in filter_line(ev3),
         "a second filtered instance runs on the kprobe", filter_line(ev3))
 clear_trace()
 clear_trace("ksft_ftrace3")
-opens("two")
+open_missing("ksft-ftrace", "two")
 write(ev3 + "/enable", "0")
 write(ev + "/enable", "0")
 k.check(records("two") == records("two", "ksft_ftrace3") and

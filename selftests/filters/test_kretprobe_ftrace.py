@@ -22,24 +22,7 @@ append(kp, "r:ksft/fret do_sys_openat2 " + FETCH + "\n")
 ev = event_dir("ksft:fret")
 
 
-def keep_all(reg="ax"):
-    """Keep every event; read one register so the filter has a context."""
-    p = Prog()
-    p.ctx(R6, reg)
-    p.ret(1)
-    return p.image()
 
-
-def filter_line(evdir=ev):
-    return read(evdir + "/filter").splitlines()[0]
-
-
-def opens(tag, n=3):
-    for i in range(n):
-        try:
-            open("/ksft-fret-%s-%d" % (tag, i))
-        except OSError:
-            pass
 
 
 def records(instance=None, event="fret"):
@@ -47,33 +30,22 @@ def records(instance=None, event="fret"):
             if " %s: " % event in l]
 
 
-def profile(event="fret"):
-    for l in read(path("kprobe_profile")).splitlines():
-        f = l.split()
-        if f and f[0] == event:
-            return int(f[1]), int(f[2])
-    return None
 
 
 # 1. The path: ftrace when the filter is there before the event is enabled,
 # even for a filter reading a register the entry's ftrace does not save.
 write(ev + "/filter", keep_all("bx"))
-k.check(filter_line().endswith(" path ftrace"),
+k.check(filter_line(ev).endswith(" path ftrace"),
         "a kretprobe event with a BPF64 filter will run from ftrace",
-        filter_line())
+        filter_line(ev))
 clear_trace()
-hits0 = profile()
+hits0 = kprobe_profile("fret")
 write(ev + "/enable", "1")
-k.check(filter_line().endswith(" path ftrace"), "enabled, it runs from ftrace",
-        filter_line())
-kprobes = [l for l in read("/sys/kernel/debug/kprobes/list").splitlines()
-           if " do_sys_openat2+0x" in l]
-k.check(len(kprobes) == 1 and "[DISABLED]" in kprobes[0],
-        "its kretprobe stays disarmed", kprobes)
-opens("a")
+check_on_ftrace(k, ev, "do_sys_openat2", "kretprobe")
+open_missing("ksft-fret", "a")
 write(ev + "/enable", "0")
 fast = records()
-hits1 = profile()
+hits1 = kprobe_profile("fret")
 k.check(len(fast) >= 3 and hits1[0] - hits0[0] >= 3 and hits1[1] == hits0[1],
         "the returns are recorded and counted in kprobe_profile, none missed",
         (fast, hits0, hits1))
@@ -86,9 +58,9 @@ write(ev + "/filter", "0")
 clear_trace()
 write(ev + "/enable", "1")
 write(ev + "/filter", keep_all("bx"))
-k.check("path kprobe (enabled before its filter)" in filter_line(),
-        "enabled before its filter, it stays on the kretprobe", filter_line())
-opens("a")
+k.check("path kprobe (enabled before its filter)" in filter_line(ev),
+        "enabled before its filter, it stays on the kretprobe", filter_line(ev))
+open_missing("ksft-fret", "a")
 write(ev + "/enable", "0")
 slow = [l for l in records() if " ret=-2 " in l]
 k.check(len(slow) == 3 and slow == fast,
@@ -107,11 +79,11 @@ p.ret_r0()
 write(ev + "/filter", p.image())
 clear_trace()
 write(ev + "/enable", "1")
-before = profile()
-opens("drop", 5)
-after = profile()
+before = kprobe_profile("fret")
+open_missing("ksft-fret", "drop", 5)
+after = kprobe_profile("fret")
 write(ev + "/enable", "0")
-k.check(filter_line().endswith(" path ftrace") and
+k.check(filter_line(ev).endswith(" path ftrace") and
         not any("ret=-2 " in l for l in records()) and
         after[0] - before[0] >= 5,
         "a filter dropping -ENOENT on ftrace records none and sees every "
@@ -119,24 +91,13 @@ k.check(filter_line().endswith(" path ftrace") and
 
 # 4. Another consumer coming and going while returns flow: the filtered
 # instance stays on ftrace and gets every return exactly once.
-write(ev + "/filter", keep_all())
+write(ev + "/filter", keep_all("ax"))
 clear_trace()
-inst = path("instances", "ksft_fret2")
-if not os.path.isdir(inst):
-    os.mkdir(inst)
-ev2 = event_dir("ksft:fret", "ksft_fret2")
+ev2 = second_instance("ksft:fret", "ksft_fret2")
 write(ev + "/enable", "1")
 N = 300
 # the child's own start-up fails opens too: count from its "ready" on
-child = subprocess.Popen([sys.executable, "-c",
-                          "import os, sys\n"
-                          "print('ready', flush=True)\n"
-                          "sys.stdin.readline()\n"
-                          "for i in range(%d):\n"
-                          "    try: os.open('/ksft-fret-flow-%%d' %% i, os.O_RDONLY)\n"
-                          "    except OSError: pass\n" % N],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-child.stdout.readline()
+child = missing_opener("ksft-fret-flow", N, wait=True)
 pid = child.pid
 
 
@@ -148,13 +109,7 @@ def enoents():
 start = enoents()
 child.stdin.write("go\n")
 child.stdin.flush()
-toggles = 0
-paths = set()
-while child.poll() is None:
-    write(ev2 + "/enable", "1")
-    paths.add(filter_line())
-    write(ev2 + "/enable", "0")
-    toggles += 1
+toggles, paths = toggle_while(child, ev2, ev)
 child.communicate()
 write(ev + "/enable", "0")
 mine = enoents() - start
@@ -166,14 +121,14 @@ k.check(all(p.endswith(" path ftrace") for p in paths),
 second = [l for l in trace_lines("ksft_fret2") if re.search(r"-%d\s+\[" % pid, l)]
 k.check(0 < len(second) <= mine + start,
         "the other instance got its returns from the kretprobe", len(second))
-os.rmdir(inst)
+os.rmdir(path("instances", "ksft_fret2"))
 
 # 5. Returns pending when the event stops: a reader blocked in pipe_read()
 # returns after the event is disabled and removed, through the rethook,
 # without its handler; nothing is recorded then, and nothing breaks.
 append(kp, "r:ksft/fpipe pipe_read ret=$retval:s64\n")
 evp = event_dir("ksft:fpipe")
-write(evp + "/filter", keep_all())
+write(evp + "/filter", keep_all("ax"))
 clear_trace()
 write(evp + "/enable", "1")
 k.check(filter_line(evp).endswith(" path ftrace"), "pipe_read's return runs "
@@ -181,12 +136,17 @@ k.check(filter_line(evp).endswith(" path ftrace"), "pipe_read's return runs "
 r, w = os.pipe()
 readers = [subprocess.Popen([sys.executable, "-c",
                              "import os, sys\n"
+                             "print('ready', flush=True)\n"
                              "sys.stdout.write(repr(os.read(%d, 1)))\n" % r],
                             pass_fds=(r,), stdout=subprocess.PIPE, text=True)
            for _ in range(4)]
+for p in readers:
+    p.stdout.readline()
 time.sleep(1)   # in pipe_read(), waiting
 os.write(w, b"x")   # one returns while the event runs
-time.sleep(1)
+deadline = time.time() + 60
+while all(p.poll() is None for p in readers) and time.time() < deadline:
+    time.sleep(0.05)
 write(evp + "/enable", "0")
 theirs = [l for l in trace_lines() if " fpipe: " in l and
           any(re.search(r"-%d\s+\[" % p.pid, l) for p in readers)]
@@ -202,12 +162,12 @@ os.close(r)
 os.close(w)
 
 # 6. The event comes back on ftrace after all that.
-write(ev + "/filter", keep_all())
+write(ev + "/filter", keep_all("ax"))
 clear_trace()
 write(ev + "/enable", "1")
-opens("again")
+open_missing("ksft-fret", "again")
 write(ev + "/enable", "0")
-k.check(filter_line().endswith(" path ftrace") and len(records()) >= 3,
+k.check(filter_line(ev).endswith(" path ftrace") and len(records()) >= 3,
         "enabled again, it runs from ftrace and records", records()[-3:])
 write(ev + "/filter", "0")
 k.expect("the event can be removed once disabled", 0,
