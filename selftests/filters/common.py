@@ -137,10 +137,22 @@ def kprobes_at(symbol):
             if " %s+0x" % symbol in l]
 
 
-def check_on_ftrace(k, evdir, symbol, probe):
+# A kprobe event's filter runs as a trampoline of its own (path ftrace
+# direct) where the kernel cannot be preempted; else from an ftrace_ops.
+DIRECT = "PREEMPT" not in os.uname().version
+
+
+def on_ftrace(line, direct=False):
+    """Does a filter file's first line say the event runs from ftrace
+    (with direct, as a trampoline where the kernel allows one)?"""
+    return line.endswith(" path ftrace direct" if direct and DIRECT else " path ftrace")
+
+
+def check_on_ftrace(k, evdir, symbol, probe, direct=False):
     """Two checks of an enabled kprobe event served from ftrace: its filter
     file says so, and its PROBE ("kprobe", "kretprobe") stays disarmed."""
-    k.check(filter_line(evdir).endswith(" path ftrace"), "enabled, it runs from ftrace",
+    k.check(on_ftrace(filter_line(evdir), direct),
+            "enabled, it runs from ftrace%s" % (" as a trampoline" if direct and DIRECT else ""),
             filter_line(evdir))
     kprobes = kprobes_at(symbol)
     k.check(len(kprobes) == 1 and "[DISABLED]" in kprobes[0],

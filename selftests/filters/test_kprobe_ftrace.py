@@ -9,7 +9,7 @@ import os
 import re
 from common import *
 
-k = need_root_and_bpf64(22)
+k = need_root_and_bpf64(27)
 kp = path("kprobe_events")
 
 # do_sys_openat2(int dfd, const char __user *filename, struct open_how *how)
@@ -35,7 +35,7 @@ k.check(filter_line(ev).endswith(" path ftrace"),
         "a kprobe event with a BPF64 filter will run from ftrace", filter_line(ev))
 hits0 = kprobe_profile("fopen")
 write(ev + "/enable", "1")
-check_on_ftrace(k, ev, "do_sys_openat2", "kprobe")
+check_on_ftrace(k, ev, "do_sys_openat2", "kprobe", direct=True)
 open_missing("ksft-ftrace", "fast")
 write(ev + "/enable", "0")
 fast = records("fast")
@@ -100,6 +100,30 @@ q = Prog()
 q.ctx(R6, "si")
 q.ret(1)
 k.expect("a filter reading si replaces it", 0, write(ev + "/filter", q.image()))
+
+# ... and filters come and go while the event runs: each verdict is the
+# filter's of the moment (a new trampoline, or the slow path for none).
+p = Prog()
+p.ret(0)
+clear_trace()
+write(ev + "/filter", p.image())
+open_missing("ksft-ftrace", "swapdrop")
+k.check(records("swapdrop") == [], "a dropping filter written while enabled drops",
+        records("swapdrop"))
+write(ev + "/filter", keep_all())
+open_missing("ksft-ftrace", "swapkeep")
+k.check(len(records("swapkeep")) == 3 and on_ftrace(filter_line(ev), direct=True),
+        "a keeping one after it keeps, on the same path", (records("swapkeep"), filter_line(ev)))
+syms = [l for l in read("/proc/kallsyms").splitlines()
+        if re.search(r" bpf64_[0-9a-f]{16}\w*_entry\b", l)]
+k.check(bool(syms) == DIRECT, "the trampoline is in kallsyms (where it runs)", syms)
+write(ev + "/filter", "0")
+open_missing("ksft-ftrace", "swapnone")
+k.check(len(records("swapnone")) == 3, "with the filter cleared, every event is recorded",
+        records("swapnone"))
+write(ev + "/filter", keep_all())
+open_missing("ksft-ftrace", "swapagain")
+k.check(len(records("swapagain")) == 3, "and with a filter again, too", records("swapagain"))
 write(ev + "/enable", "0")
 
 # 5. Where ftrace cannot stand in, the read-back says why.
@@ -138,7 +162,7 @@ k.check(names == ["/ksft-ftrace-flow-%d" % i for i in range(N)],
         "%d opens while another instance was enabled %d times: each recorded "
         "once, in order" % (N, toggles),
         (len(names), names[:3], toggles))
-k.check(all(p.endswith(" path ftrace") for p in paths),
+k.check(all(on_ftrace(p, direct=True) for p in paths),
         "the filtered instance stayed on ftrace", paths)
 second = len(records("flow", "ksft_ftrace2"))
 k.check(0 < second <= N, "the other instance got its events from the kprobe",
