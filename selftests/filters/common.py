@@ -137,9 +137,9 @@ def kprobes_at(symbol):
             if " %s+0x" % symbol in l]
 
 
-# A kprobe event's filter runs as a trampoline of its own (path ftrace
-# direct) where the kernel cannot be preempted; else from an ftrace_ops.
-DIRECT = "PREEMPT" not in os.uname().version
+# A JIT'ed kprobe event's filter runs as a trampoline of its own (path
+# ftrace direct); with the JIT off, from an ftrace_ops.
+DIRECT = True
 
 
 def on_ftrace(line, direct=False):
