@@ -327,7 +327,7 @@ def tag(img):
     return hashlib.sha256(img).hexdigest()[:16]
 
 
-FILTER_RE = re.compile(r"^bpf64 tag ([0-9a-f]{16}) insns (\d+) tables (\d+) (jited \d+|interpreted)( missed \d+)?( probe)?( path (ftrace|kprobe \([^)]*\)))?$")
+FILTER_RE = re.compile(r"^bpf64 tag ([0-9a-f]{16}) insns (\d+) tables (\d+) (jited \d+|interpreted)( missed \d+)?( probe)?( path (ftrace( direct)?|kprobe \([^)]*\)))?$")
 
 
 def filter_state(ev):
