@@ -137,22 +137,17 @@ def kprobes_at(symbol):
             if " %s+0x" % symbol in l]
 
 
-# A JIT'ed kprobe event's filter runs as a trampoline of its own (path
-# ftrace direct); with the JIT off, from an ftrace_ops.
-DIRECT = True
-
-
 def on_ftrace(line, direct=False):
     """Does a filter file's first line say the event runs from ftrace
-    (with direct, as a trampoline where the kernel allows one)?"""
-    return line.endswith(" path ftrace direct" if direct and DIRECT else " path ftrace")
+    (with direct: as a trampoline of its own, a JIT'ed kprobe filter's)?"""
+    return line.endswith(" path ftrace direct" if direct else " path ftrace")
 
 
 def check_on_ftrace(k, evdir, symbol, probe, direct=False):
     """Two checks of an enabled kprobe event served from ftrace: its filter
     file says so, and its PROBE ("kprobe", "kretprobe") stays disarmed."""
     k.check(on_ftrace(filter_line(evdir), direct),
-            "enabled, it runs from ftrace%s" % (" as a trampoline" if direct and DIRECT else ""),
+            "enabled, it runs from ftrace%s" % (" as a trampoline" if direct else ""),
             filter_line(evdir))
     kprobes = kprobes_at(symbol)
     k.check(len(kprobes) == 1 and "[DISABLED]" in kprobes[0],

@@ -116,7 +116,7 @@ k.check(len(records("swapkeep")) == 3 and on_ftrace(filter_line(ev), direct=True
         "a keeping one after it keeps, on the same path", (records("swapkeep"), filter_line(ev)))
 syms = [l for l in read("/proc/kallsyms").splitlines()
         if re.search(r" bpf64_[0-9a-f]{16}\w*_entry\b", l)]
-k.check(bool(syms) == DIRECT, "the trampoline is in kallsyms (where it runs)", syms)
+k.check(bool(syms), "the trampoline is in kallsyms", syms)
 write(ev + "/filter", "0")
 open_missing("ksft-ftrace", "swapnone")
 k.check(len(records("swapnone")) == 3, "with the filter cleared, every event is recorded",
