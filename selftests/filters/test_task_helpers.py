@@ -10,7 +10,7 @@ import struct
 import time
 from common import *
 
-k = need_root_and_bpf64(21)
+k = need_root_and_bpf64(22)
 kp = path("kprobe_events")
 append(kp, "p:ksft_task/sync ksys_sync\n")
 append(kp, "p:ksft_task/openat do_sys_openat2 dfd=%di filename=%si\n")
@@ -369,8 +369,6 @@ k.check(re.match(r"id=\d+$", got[0] if got else "") and top and
         "... on a tracepoint: from the function that raised it (sched_process_exec)",
         (got, [(symbol_of(syms, a), hex(a)) for a in top]))
 write(EXEC + "/filter", "0")
-attach(SYNC, stackid_prog(key_size=4))
-k.expect("... in a table whose keys are not 8 bytes: -EINVAL", ["id=-22"], lines_of(SYNC, sync))
 
 # ---- the checker's rules for the new helpers, through the filter file ----
 def rejection(p):
@@ -378,6 +376,18 @@ def rejection(p):
     return err, read(SYNC + "/filter").splitlines()[-1]
 
 
+for key_size, elem_size in ((4, 64), (8, 60)):
+    p = Prog()
+    stacks = p.table(key_size, elem_size, 16)
+    p.mov(R1, R1).mov(R2, stacks)
+    p.call("bpf_get_stackid")
+    p.ret(0)
+    err, line = rejection(p)
+    k.check(err == ERRNO.EINVAL and line.endswith(
+        "table 0 of bpf_get_stackid has key_size %d, elem_size %d: it needs key_size 8 "
+        "and an elem_size of 8 bytes per return address" % (key_size, elem_size)),
+        "a bpf_get_stackid table of key_size %d, elem_size %d is refused at load (EINVAL)"
+        % (key_size, elem_size), (err, line))
 p = Prog()
 p.mov(R1, R10).add(R1, -24).mov(R2, 17)
 p.call("bpf_get_current_comm")
