@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# description: filters in restricted C (Documentation/c-filters.md): the
+# description: filters in restricted C (the kernel's Documentation/bpf64/c-filters.rst): the
 # translator on a corpus covering every construct, each image accepted by
 # trace_filter_check and run next to the same C compiled natively (the
 # interpreter, the JIT and the native code agree); -mcpu=v2/v3 objects;

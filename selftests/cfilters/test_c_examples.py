@@ -77,7 +77,7 @@ def run_ex1(image):
     write(ev + "/enable", "0")
     write(ev + "/filter", "0")
     lines = trace_lines()
-    prints = [l for l in lines if re.search(r"__tracepoint_netif_receive_skb: skb \S+ dev \S+", l)]
+    prints = [l for l in lines if re.search(r"__netif_receive_skb_core[.\w]*: skb \S+ dev \S+", l)]
     events = [l for l in lines if "netif_receive_skb: dev=" in l]
     devs = {re.search(r"dev (\S+)", l).group(1) for l in prints}
     return err, len(prints), len(events), devs

@@ -126,7 +126,7 @@ k.check(len(lines) == 1 and "sys_openat -> 0xfffffffffffffffe" in lines[0],
         "sys_exit_openat: ret is -ENOENT as a 64-bit value (the failed open kept, "
         "the other dropped)", lines)
 
-# ---- bpf_trace_printk: lines attributed to the tracepoint of the probe ----
+# ---- bpf_trace_printk: lines attributed to the function that raised sys_enter ----
 p = Prog()
 p.mov(R6, R1)
 p.ctx(R7, ARG[1])
@@ -138,9 +138,9 @@ p.ret(0)
 attach(OPENAT, p)
 lines = recorded(OPENAT, opens)
 k.expect("bpf_trace_printk from sys_enter_openat's filter: one line per kept call, "
-         "attributed to the sys_enter tracepoint",
-         ["__tracepoint_sys_enter: nr=%d dfd=%d" % (NR_OPENAT, dirfd)] * 3,
-         [re.sub(r"^.* [0-9.]+: ", "", l) for l in lines])
+         "attributed to the function that raised sys_enter (syscall_trace_enter)",
+         ["syscall_trace_enter: nr=%d dfd=%d" % (NR_OPENAT, dirfd)] * 3,
+         [re.sub(r"^.* [0-9.]+: (\w+)(\.\w+\.\d+)*:", r"\1:", l) for l in lines])
 
 # ---- read back, then predicates and "0" ----
 img = keep_field(NR_OPENAT, 2, dirfd).image()

@@ -76,12 +76,12 @@ dev=$(json 'j["members"][0]["offset"]' "$WORK/offsets.json")
 python3 "$HERE/fix_image.py" "$EX/filter_ex1.bpf" "$WORK/ex1.bpf" "ctx=104:$arg" "add=32:$dev" > /dev/null
 pf --event net:netif_receive_skb "$WORK/ex1.bpf" -- $ping3 > "$WORK/out" 2> "$WORK/err"
 ktap_expect "filter_ex1.bpf with offsets from BTF prints the 6 packets of ping" "0 6" \
-	"$? $(grep -c '__tracepoint_netif_receive_skb: skb [0-9a-f]* dev [0-9a-f]*' "$WORK/out")"
+	"$? $(grep -c '__netif_receive_skb_core[.a-z0-9]*: skb [0-9a-f]* dev [0-9a-f]*' "$WORK/out")"
 
 if command -v clang > /dev/null; then
 	pf --event net:netif_receive_skb "$EXC/filter_ex1.c" -- $ping3 > "$WORK/out" 2> "$WORK/err"
 	ktap_expect "filter_ex1.c compiled with BTF's offsets: the 6 packets" "0 6" \
-		"$? $(grep -c '__tracepoint_netif_receive_skb: skb [0-9a-f]* dev [0-9a-f]*' "$WORK/out")"
+		"$? $(grep -c '__netif_receive_skb_core[.a-z0-9]*: skb [0-9a-f]* dev [0-9a-f]*' "$WORK/out")"
 	pf --event net:netif_receive_skb "$EXC/filter_ex2.c" --table 0:key=ptr,value=u64 --json \
 		-- sh -c "$ping3 > /dev/null" > "$WORK/out.json" 2> "$WORK/err"
 	grep '"tables"' "$WORK/out.json" > "$WORK/tables.json"

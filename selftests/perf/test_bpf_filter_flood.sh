@@ -81,7 +81,7 @@ text_tally() {
 	local out=$WORK/$1.out kept
 
 	kept=$(sed -n 's/^@kept\[0\]: //p' "$out")
-	echo "${kept:-0}" "$(grep -c ' __tracepoint_sys_enter: sys 1$' "$out")" \
+	echo "${kept:-0}" "$(grep -c ' syscall_trace_enter[.a-z0-9]*: sys 1$' "$out")" \
 		"$(sed -n 's/^LOST \([0-9]*\) events on CPU [0-9]*$/\1/p' "$out" |
 			awk '{ n += $1 } END { print n + 0 }')"
 }

@@ -65,7 +65,7 @@ ktap_check "a type perf cannot describe: said once, its records as their id and 
 	[ \$(grep -c 'record type odds: its members are not all' '$WORK/err') = 1 ] &&
 	grep -qE ' cat-[0-9]+ +\[[0-9]+\] .* record 1: ([0-9a-f]{2} ){16}07' '$WORK/out'"
 ktap_check "%s prints the strings of the stack" \
-	grep -qE '__tracepoint_sys_enter: cat opens /etc/hostname$' "$WORK/out"
+	grep -qE 'syscall_trace_enter[.a-z0-9]*: cat opens /etc/hostname$' "$WORK/out"
 
 bf "${opts[@]}" "$WORK/recs.c" --json -- cat /etc/hostname > "$WORK/out.json" 2> "$WORK/err"
 ktap_expect_ok "the same with --json: exit 0" $? "$WORK/err"
