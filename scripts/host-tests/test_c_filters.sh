@@ -177,7 +177,7 @@ ktap_expect "bpf64_cc --members lists the structure members a filter names" \
 	"sk_buff.dev net_device.name" "$("$cc" --members "$EX/filter_ex1.c" | tr '\n' ' ' | sed 's/ $//')"
 ktap_check "bpf64_cc -d lists tables by their C names and instructions under source lines" \
 	bash -c "'$cc' --include '$EX/offsets.h' -d '$EX/filter_ex2.c' > '$work/d.txt' &&
-		 grep -q '^table 0: dev_packets: type 1 key_size 8 elem_size 8 max_entries 4096' '$work/d.txt' &&
+		 grep -q '^table 0: dev_packets: type hash key_size 8 elem_size 8 max_entries 4096' '$work/d.txt' &&
 		 grep -q '^; .*filter_ex2.c:[0-9]*: .*bpf_table_lookup(ctx, &dev_packets, &key);' '$work/d.txt'"
 
 printf '%s\n' '#include <bpf64_helpers.h>' \

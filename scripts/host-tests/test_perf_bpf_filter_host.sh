@@ -27,7 +27,7 @@ if [ ! -f "$ex/filter_ex1.bpf" ] || [ ! -f "$vmlinux" ]; then
 	ktap_skip "needs build/tools/bpf64/examples (make tools) and build/kbuild/vmlinux (make kernel)"
 	ktap_finished
 fi
-ktap_plan 102
+ktap_plan 104
 
 bf() { "$perf" bpf-filter "$@"; }
 # json EXPR FILE: evaluate the Python expression EXPR on the JSON in FILE (j)
@@ -88,7 +88,7 @@ ktap_check "... saying why" grep -q 'not a BPF64 image (no "bpf" magic)' "$work/
 bf --disasm "$ex/filter_ex2.bpf" > "$work/ex2.txt"
 ktap_expect "--disasm filter_ex2.bpf exits 0" 0 $?
 ktap_check "--disasm shows the table definition" \
-	grep -q "^; table 0: hash key_size 8 elem_size 8 max_entries 4096" "$work/ex2.txt"
+	grep -q "^; table 0: type hash key_size 8 elem_size 8 max_entries 4096" "$work/ex2.txt"
 ktap_check "--disasm names helpers" grep -q "^ *11: call bpf_table_lookup$" "$work/ex2.txt"
 ktap_check "--disasm turns jumps into labels" bash -c "
 	grep -q '^ *12: if r0 == 0 goto L1\$' '$work/ex2.txt' &&
@@ -104,6 +104,12 @@ ktap_check "--disasm ends with the checker's verdict" \
 out=$(bf --disasm "$work/misaligned.bpf")
 ktap_check "--disasm lists a rejected image, with the rejection" \
 	grep -q "^; the checker rejects it: insn 1: .*invalid ctx access" <<<"$out"
+# an image of no instructions: the kernel's parser refuses it, offline too
+printf 'bpf\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$work/empty.bpf"
+bf --disasm "$work/empty.bpf" > /dev/null 2> "$work/err"
+ktap_expect "--disasm of an image without instructions fails" 1 $?
+ktap_check "... with the kernel's reason" \
+	grep -q "not a valid BPF64 image: instruction section of 0 bytes: must be a positive multiple of 8" "$work/err"
 out=$(bf --raw --disasm "$ex/filter_ex1.bpf")
 ktap_check "--disasm --raw shows the instruction bytes" \
 	grep -q "^ *1: d9 16 68 00 00 00 00 00  r6 = \*(u64 \*)(r1 +104)" <<<"$out"
