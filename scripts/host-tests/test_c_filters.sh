@@ -36,7 +36,7 @@ if ! make -s -C "$CT" O="$OUT/ctest" LIBBPF64="$OUT/lib/libbpf64.a" > "$work/mak
 fi
 seed=${CTEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 ktap_print_msg "contexts from seed $seed (CTEST_SEED=$seed repeats them)"
-BPF=(clang -O2 -g -target bpf -I"$TREE/tools/bpf64/include")
+BPF=(clang -O2 -g -target bpf -I"$TREE/tools/lib/bpf64")
 
 # translate SRC IMAGE: bpf64_cc's .c path; the log in IMAGE.log
 translate() {
@@ -139,13 +139,13 @@ ktap_check "without BTF, DWARF (libdw) gives the error its source line" \
 llvm-objcopy --remove-section=.BTF --remove-section=.BTF.ext "$work/ret_char.o" "$work/ret_char-dwarf.o"
 ktap_check "without BTF, DWARF gives the return type: a char verdict still agrees" \
 	bash -c "'$cc' -o '$work/rc.bpf' '$work/ret_char-dwarf.o' && '$OUT/ctest/ret_char.native' '$work/rc.bpf' -n 1000"
-clang -O2 -target bpf -mcpu=v1 -I"$TREE/tools/bpf64/include" -c "$CT/corpus/void_print.c" -o "$work/vp.o"
+clang -O2 -target bpf -mcpu=v1 -I"$TREE/tools/lib/bpf64" -c "$CT/corpus/void_print.c" -o "$work/vp.o"
 "$cc" -o "$work/vp.bpf" "$work/vp.o" > "$work/vp.log" 2>&1
 ktap_check "without debug information: a warning, a void filter recognised (R0 not set), and it agrees" \
 	bash -c "grep -q 'warning: no BTF or DWARF line information' '$work/vp.log' &&
 		 grep -q 'translated as a void filter (verdict 0)' '$work/vp.log' &&
 		 '$OUT/ctest/void_print.native' '$work/vp.bpf' -n 1000"
-clang -O2 -target bpf -mcpu=v1 -I"$TREE/tools/bpf64/include" -c "$CT/errors/loop.c" -o "$work/l.o"
+clang -O2 -target bpf -mcpu=v1 -I"$TREE/tools/lib/bpf64" -c "$CT/errors/loop.c" -o "$work/l.o"
 "$cc" "$work/l.o" > "$work/l.log" 2>&1
 ktap_check "... and errors name the function and instruction" \
 	grep -q "l.o: filter, insn [0-9]*: error: loop: this jumps back to insn" "$work/l.log"

@@ -22,11 +22,11 @@ ktap_check "the applied tree's headers agree" "$tree/$check"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/include/uapi/linux" "$work/tools/include/uapi/linux" \
-	"$work/tools/bpf64/include"
+	"$work/tools/lib/bpf64" "$work/tools/bpf64"
 copy() {
 	cp "$tree/include/uapi/linux/bpf64.h" "$work/include/uapi/linux/"
 	cp "$tree/tools/include/uapi/linux/bpf64.h" "$work/tools/include/uapi/linux/"
-	cp "$tree/tools/bpf64/include/bpf64_helpers.h" "$work/tools/bpf64/include/"
+	cp "$tree/tools/lib/bpf64/bpf64_helpers.h" "$work/tools/lib/bpf64/"
 	cp "$tree/$check" "$work/tools/bpf64/"
 }
 copy
@@ -37,7 +37,7 @@ ktap_check "a tools copy of the UAPI header that drifted is reported" \
 		 $work/$check 2>&1 | grep -q 'differs from include/uapi/linux/bpf64.h'"
 copy
 sed -i 's/^\(#define __bpf64_tp_arg_12(ctx)[[:space:]]*((ctx)->\)bx)/\1bp)/' \
-	"$work/tools/bpf64/include/bpf64_helpers.h"
+	"$work/tools/lib/bpf64/bpf64_helpers.h"
 ktap_check "a BPF64_TP_ARG() reading another register than the UAPI names is reported" \
 	bash -c "$work/$check 2>&1 | grep -q 'does not read the registers of BPF64_TP_ARG_REGS'"
 ktap_finished

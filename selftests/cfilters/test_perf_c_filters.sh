@@ -51,7 +51,7 @@ bf --vmlinux "$VMLINUX" --event net:netif_receive_skb --disasm "$EXC/filter_ex1.
 ktap_check "--disasm filter_ex1.c lists the helpers it calls" \
 	bash -c "grep -q 'call bpf_memcmp' '$WORK/out' && grep -q 'call bpf_trace_printk' '$WORK/out'"
 echo '#define ARG_count 96' > "$WORK/count.h"
-clang -O2 -g -target bpf -mcpu=v1 -I "$TOP/build/linux/tools/bpf64/include" -include "$WORK/count.h" \
+clang -O2 -g -target bpf -mcpu=v1 -I "$TOP/build/linux/tools/lib/bpf64" -include "$WORK/count.h" \
 	-c "$EXC/kprobe_arg_match.c" -o "$WORK/match.o"
 bf --check "$WORK/match.o" > "$WORK/out" 2>&1
 ktap_check "--check on clang's object: accepted" grep -q "match.o: accepted: " "$WORK/out"
