@@ -19,7 +19,7 @@ EX=$TREE/tools/bpf64/examples/c
 corpus=("$CT"/corpus/*.c)
 errors=("$CT"/errors/*.c)
 examples=("$EX"/*.c)
-ktap_plan $((${#corpus[@]} + ${#errors[@]} + 24))
+ktap_plan $((${#corpus[@]} + ${#errors[@]} + 26))
 
 skip_all() {
 	local i
@@ -179,6 +179,13 @@ ktap_check "bpf64_cc -d lists tables by their C names and instructions under sou
 	bash -c "'$cc' --include '$EX/offsets.h' -d '$EX/filter_ex2.c' > '$work/d.txt' &&
 		 grep -q '^table 0: dev_packets: type hash key_size 8 elem_size 8 max_entries 4096' '$work/d.txt' &&
 		 grep -q '^; .*filter_ex2.c:[0-9]*: .*bpf_table_lookup(ctx, &dev_packets, &key);' '$work/d.txt'"
+
+# Files libbpf64 reads and writes for the tools: too large is said, not cut.
+head -c $((16 * 1024 * 1024 + 1)) /dev/zero > "$work/big.o"
+out=$("$cc" "$work/big.o" 2>&1)
+ktap_expect "bpf64_cc: an object larger than 16 MiB exits 2" 2 $?
+ktap_check "... saying so, not reading it cut short" grep -qx "bpf64_cc: $work/big.o: larger than 16 MiB" <<<"$out"
+rm -f "$work/big.o"
 
 printf '%s\n' '#include <bpf64_helpers.h>' \
 	'long filter(struct pt_regs *ctx) { void *p = (void *)ctx->di; /* BPF64_CHAIN(p, x, y) */' \

@@ -23,7 +23,7 @@ if [ ! -f "$vmlinux" ] || ! readelf -S "$vmlinux" 2> /dev/null | grep -q '\.BTF 
 	ktap_skip "no $vmlinux with BTF (CONFIG_DEBUG_INFO_BTF)"
 	ktap_finished
 fi
-ktap_plan 12
+ktap_plan 16
 
 bf() { "$perf" bpf-filter "$@"; }
 members=(sk_buff.dev sk_buff.len sk_buff.data_len sk_buff.protocol sk_buff.headers.protocol
@@ -44,6 +44,17 @@ assert len(d) == len(b) == 33, (len(d), len(b))
 bad = [(x, y) for x, y in zip(d, b) if x != y]
 assert not bad, bad
 PY
+
+# One parser of member specs for both readers: the same errors.
+for src in "-k $vmlinux" "--btf $vmlinux"; do
+	name=${src%% *}
+	bf $src --member sk_buff > /dev/null 2> "$work/spec.err"
+	ktap_check "$name: --member without a member is refused, saying the form" \
+		bash -c "[ $? = 1 ] && grep -qx -- '--member sk_buff: expected STRUCT.MEMBER\[.MEMBER...\]' '$work/spec.err'"
+	bf $src --member "union sk_buff.len" > /dev/null 2> "$work/spec.err"
+	ktap_check "$name: 'union sk_buff.len' is looked up as a union, and not found" \
+		bash -c "[ $? = 1 ] && grep -q -- '--member union sk_buff.len: no definition of union sk_buff in the' '$work/spec.err'"
+done
 
 tps="net:netif_receive_skb raw_syscalls:sys_enter raw_syscalls:sys_exit sched:sched_switch
 	sched:sched_process_exec skb:kfree_skb skb:consume_skb sched:sched_wakeup"

@@ -4,7 +4,7 @@
 # rejects broken ones with the checker's message and exit status 1
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/lib/ktap.sh"
-ktap_plan 12
+ktap_plan 14
 tfc=$TOP/build/bin/trace_filter_check
 ex=$TOP/build/tools/bpf64/examples
 work=$(mktemp -d)
@@ -39,5 +39,9 @@ ktap_check "... and the errno" grep -q "rejected, EACCES: unsafe program" <<<"$o
 ktap_expect "a missing file exits 2" 2 $?
 "$tfc" > /dev/null 2>&1
 ktap_expect "no argument exits 2" 2 $?
+head -c $((1024 * 1024 + 1)) /dev/zero > "$work/big.bpf"
+out=$("$tfc" "$work/big.bpf" 2>&1)
+ktap_expect "a file larger than any image exits 2" 2 $?
+ktap_check "... saying so" grep -q "big.bpf: larger than 1 MiB, not an image" <<<"$out"
 ktap_check "-d disassembles with helper names" bash -c "$tfc -d $ex/filter_ex1.bpf | grep -q '^22: (85) call bpf_trace_printk$'"
 ktap_finished
