@@ -3,6 +3,6 @@
 .PHONY: all emit_tests run_tests
 all:
 emit_tests:
-	@for t in $(TEST_PROGS); do echo "$(notdir $(CURDIR)):$$t"; done
+	@for t in $(TEST_PROGS); do echo "$(or $(COLLECTION),$(notdir $(CURDIR))):$$t"; done
 run_tests:
 	@cd .. && ./run_kselftest.sh $(notdir $(CURDIR))

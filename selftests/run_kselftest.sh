@@ -14,6 +14,13 @@
 # When the file KSFT_STOP_FILE names appears, no further test starts but
 # those of KSFT_STOP_KEEP (the first test always runs).
 cd "$(dirname "$0")" || exit 1
+# bpf64, jit, filters and hostile are the series' selftests, linked here
+# from tools/testing/selftests/bpf64 of build/linux; they run what this
+# repository builds.
+top=$(cd .. && pwd)
+export BPF64_TOOLS=${BPF64_TOOLS:-$top/build/tools/bpf64}
+export PERF=${PERF:-$top/build/perf/perf}
+export BPF64_OFFSETS_CACHE=${BPF64_OFFSETS_CACHE:-$top/build/member-offsets.json}
 KSFT_SKIP=4
 
 tests=()
@@ -27,7 +34,7 @@ for entry in "$@"; do
 			continue
 		fi
 		tests+=("$t")
-	done < <(make -s --no-print-directory -C "$entry" emit_tests)
+	done < <(make -s --no-print-directory -C "$entry" emit_tests COLLECTION="$entry")
 done
 
 now() { date +%s%N; }

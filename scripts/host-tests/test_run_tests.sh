@@ -21,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 st=$work/selftests host=$work/host
 mkdir -p "$st/a" "$st/b" "$host" "$work/logs"
 cp "$TOP/selftests/run_kselftest.sh" "$TOP/selftests/lib.mk" "$st/"
-cp -r "$TOP/selftests/lib" "$st/"
+cp -rL "$TOP/selftests/lib" "$st/"
 echo "TARGETS ?= a b" > "$st/Makefile"
 printf 'TEST_PROGS := test_pass.sh test_skip.sh test_crash.sh test_after.sh\ninclude ../lib.mk\n' > "$st/a/Makefile"
 printf 'TEST_PROGS := test_b1.sh test_b2.sh\ninclude ../lib.mk\n' > "$st/b/Makefile"
