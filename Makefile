@@ -8,6 +8,9 @@
 #   make bench-baseline  build the unpatched kernel bench compares the fast path with
 #   make fuzz [FUZZ_SECONDS=N]  fuzz the BPF64 loader and checker (clang, libFuzzer)
 #   make test-debug      selftests and stress tests on a KASAN/lockdep/kmemleak kernel
+#   make deb             Debian packages: the kernel with Debian's config, perf and tools
+#   make test-distro     those packages unpacked and booted in QEMU (4 vCPUs): every selftest, the demo
+#   make bench-distro    make bench on that kernel
 #   make export-patches  regenerate the patch series from build/linux commits
 #   make check-series    build the series patch by patch
 #   make vm-shell        interactive shell in the guest
@@ -24,7 +27,7 @@ VM_RUN := $(TOP)/scripts/vm-run
 export TOP BUILD TREE
 
 .PHONY: all deps tree kernel perf tools setup setup-kernel setup-perf setup-tools test host-test guest-test \
-	demo bench bench-baseline fuzz fuzz-long test-debug export-patches tree-status vm-shell vm-run checkpatch \
+	demo bench bench-baseline fuzz fuzz-long test-debug deb test-distro bench-distro export-patches tree-status vm-shell vm-run checkpatch \
 	check-series peer-test \
 	check-distro-config clean distclean
 
@@ -82,6 +85,23 @@ bench-baseline: tree
 
 test-debug: perf tools
 	@scripts/test-debug
+
+# make deb: the modules its localmodconfig keeps beside those this machine
+# has loaded.  The guest: virtio (PCI, console, rng), the 9p root, overlay
+# for /etc and /lib, pvpanic; the tests: test_bpf64, dummy (a module's
+# function to probe); bpftrace's tools: a virtio disk, loop, xfs, ext4, md.
+DEB_MODULES := virtio_pci virtio_console virtio_rng 9pnet_virtio 9p overlay pvpanic_pci \
+	test_bpf64 dummy \
+	virtio_blk loop xfs ext4 md_mod raid1
+
+deb: tree tools
+	@DEB_MODULES="$(DEB_MODULES)" scripts/build-deb
+
+test-distro: deb
+	@scripts/test-distro
+
+bench-distro: deb
+	@scripts/bench --distro
 
 fuzz: tools
 	@$(MAKE) -s -C $(TREE)/tools/bpf64/fuzz O=$(BUILD)/fuzz \

@@ -34,7 +34,8 @@ run() {
 # The vmlinux whose DWARF matches the running kernel (perf checks build ids).
 want=$("$PERF" buildid-list -k 2> /dev/null)
 VMLINUX=
-for f in "/lib/modules/$(uname -r)/build/vmlinux" "$TOP"/build/kbuild*/vmlinux; do
+for f in "/lib/modules/$(uname -r)/build/vmlinux" "/usr/lib/debug/boot/vmlinux-$(uname -r)" \
+	 "$TOP"/build/kbuild*/vmlinux; do
 	[ -f "$f" ] || continue
 	[ "$("$PERF" buildid-list -i "$f" 2> /dev/null | cut -d' ' -f1)" = "$want" ] && VMLINUX=$f && break
 done
@@ -87,13 +88,17 @@ run pf --kprobe vfs_write task_calls.c --table 0:key=hex,value=u64 --sort value 
 	-- sh -c 'for i in 1 2 3; do echo x > /dev/null; done; python3 writes.py'
 
 step "8. Without a vmlinux with DWARF (a distribution kernel): the types from BTF"
-# /lib/modules/$(uname -r) hidden in a mount namespace: perf finds no vmlinux
-nodwarf() { unshare -m bash -c 'mount -t tmpfs none "/lib/modules/$(uname -r)" && exec "$@"' nodwarf "$@"; }
+# /lib/modules/$(uname -r) and /usr/lib/debug (a -dbg package's vmlinux)
+# hidden in a mount namespace: perf finds no vmlinux
+nodwarf() {
+	unshare -m bash -c 'mount -t tmpfs none "/lib/modules/$(uname -r)" &&
+		mount -t tmpfs none /usr/lib/debug && exec "$@"' nodwarf "$@"
+}
 # Not "perf -h | grep -q": perf -h exits 129 (and grep's early exit kills
 # it with SIGPIPE), which pipefail makes the pipe's status.
 help=$("$PERF" bpf-filter -h 2>&1)
 if [ -r /sys/kernel/btf/vmlinux ] && grep -q -- --btf <<<"$help"; then
-	echo "(/lib/modules/$(uname -r) hidden: no vmlinux with DWARF)"
+	echo "(/lib/modules/$(uname -r) and /usr/lib/debug hidden: no vmlinux with DWARF)"
 	run nodwarf "$PERF" bpf-filter --event net:netif_receive_skb --member sk_buff.dev
 	run nodwarf "$PERF" bpf-filter --kprobe 'vfs_write count'
 	run nodwarf "$PERF" bpf-filter --event net:netif_receive_skb filter_ex2.c \

@@ -34,7 +34,8 @@ def find_vmlinux():
     """The vmlinux with the running kernel's build id, for perf -k."""
     want = subprocess.run([PERF, "buildid-list", "-k"], capture_output=True,
                           text=True).stdout.strip()
-    cands = ["/lib/modules/%s/build/vmlinux" % os.uname().release]
+    cands = ["/lib/modules/%s/build/vmlinux" % os.uname().release,
+             "/usr/lib/debug/boot/vmlinux-%s" % os.uname().release]
     cands += sorted(os.path.join(TOP, "build", d, "vmlinux")
                     for d in os.listdir(os.path.join(TOP, "build"))
                     if d.startswith("kbuild"))

@@ -12,7 +12,7 @@ import subprocess
 
 from peers import EXC, PERF, WORK, Bpftrace, bt_map, perf_lines, start
 
-k, VMLINUX = start(7)
+k, VMLINUX = start(8)
 DEV, NET = "bpf64d0", "10.199.0"
 COMM = "bpf64-udp"
 SIZES = [10, 100, 1000, 100, 10]    # UDP payloads: skb->len has 42 more (Ethernet, IP, UDP)
@@ -122,4 +122,28 @@ ip("link", "del", DEV)
 tables = next((o["tables"] for o in objs if "tables" in o), [])
 k.expect('BPF64_EVENT("kprobe:dummy:dummy_xmit") in a file of filters: the same counts',
          want, {str(e["key"]): e["value"] for t in tables for e in t.get("entries", [])})
+
+# From BTF alone, as on a distribution's kernel without its -dbg package:
+# in a mount namespace, no vmlinux (/lib/modules/R/build and /usr/lib/debug
+# hidden) and dummy.ko without its DWARF (a copy stripped as packages strip
+# modules), the types from /sys/kernel/btf/vmlinux and /sys/kernel/btf/dummy.
+hide = ('r=$(uname -r); ko=$(modinfo -n dummy) && '
+        'objcopy --strip-debug "$ko" %s/dummy.ko && mount --bind %s/dummy.ko "$ko" && '
+        '{ [ ! -d /lib/modules/$r/build ] || mount -t tmpfs none /lib/modules/$r/build; } && '
+        'mount -t tmpfs none /usr/lib/debug && exec "$@"' % (WORK, WORK))
+ip("link", "add", DEV, "type", "dummy")
+ip("addr", "add", NET + ".1/24", "dev", DEV)
+ip("link", "set", DEV, "up")
+r = subprocess.run(["unshare", "-m", "sh", "-c", hide, "nodwarf", PERF, "bpf-filter", "--json",
+                    "-q", "--module", "dummy", "--kprobe", "dummy_xmit", src,
+                    "--clang-opt", "-I" + EXC, "--clang-opt", '-DCOMM="%s"' % COMM,
+                    "--", "sh", "-c", "python3 " + sender],
+                   capture_output=True, text=True, cwd=WORK, timeout=600)
+ip("link", "del", DEV)
+objs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+tables = next((o["tables"] for o in objs if "tables" in o), [])
+k.expect("lens.c on the module's kprobe without any DWARF (the module's BTF): the same counts",
+         want, {str(e["key"]): e["value"] for t in tables for e in t.get("entries", [])})
+if r.returncode:
+    print("# perf exit %d: %s" % (r.returncode, r.stderr[-1500:].replace("\n", "\n# ")))
 k.finish()

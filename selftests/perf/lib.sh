@@ -19,7 +19,8 @@ find_vmlinux() {
 	local want f
 
 	want=$("$PERF" buildid-list -k 2> /dev/null)
-	for f in "/lib/modules/$(uname -r)/build/vmlinux" "$TOP"/build/kbuild*/vmlinux; do
+	for f in "/lib/modules/$(uname -r)/build/vmlinux" "/usr/lib/debug/boot/vmlinux-$(uname -r)" \
+		 "$TOP"/build/kbuild*/vmlinux; do
 		[ -f "$f" ] || continue
 		if [ "$("$PERF" buildid-list -i "$f" 2> /dev/null | cut -d' ' -f1)" = "$want" ]; then
 			echo "$f"

@@ -3,8 +3,9 @@
 # description: perf bpf-filter without a vmlinux with DWARF: the types from
 # the kernel's BTF (/sys/kernel/btf/vmlinux) are those of DWARF (members,
 # tracepoint and function arguments); with the DWARF vmlinux hidden (a
-# mount namespace with an empty /lib/modules/$(uname -r), run from a
-# directory without vmlinux), the demo's filters run: the RFC's images
+# mount namespace with an empty /lib/modules/$(uname -r) and
+# /usr/lib/debug, run from a directory without vmlinux), --gen-header
+# writes DWARF's offsets and the demo's filters run: the RFC's images
 # with offsets from BTF, filter_ex1.c, filter_ex2.c, kprobe_arg_match.c on
 # 'vfs_write count', task_calls.c
 # requires: perf bpf-filter built with libbpf, BPF64 event filters, BTF
@@ -17,7 +18,7 @@ skip() { ktap_plan 1; ktap_skip "$1"; ktap_finished; }
 [ -r "$BTF" ] || skip "no $BTF (CONFIG_DEBUG_INFO_BTF)"
 bf -h 2>&1 | grep -q -- --btf || skip "perf bpf-filter without BTF (perf built without libbpf)"
 command -v unshare > /dev/null || skip "no unshare"
-ktap_plan 16
+ktap_plan 18
 EXC=$TOP/build/linux/tools/bpf64/examples/c
 ping3="ping -c 3 -i 0.2 127.0.0.1"
 before=$(state)
@@ -56,10 +57,11 @@ ktap_check "vfs_write: the same" same --kprobe vfs_write
 # --- the DWARF vmlinux hidden ----------------------------------------------
 mkdir -p "$WORK/nodwarf"
 cd "$WORK/nodwarf" || exit 1
-# nodwarf CMD...: CMD where perf finds no vmlinux (the guest's is
-# /lib/modules/$(uname -r)/build/vmlinux)
+# nodwarf CMD...: CMD where perf finds no vmlinux (the build's is
+# /lib/modules/$(uname -r)/build/vmlinux, a -dbg package's in /usr/lib/debug)
 nodwarf() {
-	unshare -m bash -c 'mount -t tmpfs none "/lib/modules/$(uname -r)" && exec "$@"' nodwarf "$@"
+	unshare -m bash -c 'mount -t tmpfs none "/lib/modules/$(uname -r)" &&
+		mount -t tmpfs none /usr/lib/debug && exec "$@"' nodwarf "$@"
 }
 pf() { nodwarf "$PERF" bpf-filter "$@"; }
 pf --event net:netif_receive_skb --member sk_buff.dev > "$WORK/list" 2> "$WORK/err"
@@ -68,6 +70,14 @@ ktap_check "... from BTF, $BTF" grep -q "^net:netif_receive_skb: tracepoint, pro
 ktap_check "... skb in si, and skb->dev" bash -c "
 	grep -qE '^  skb +struct sk_buff \* +arg1 %si +ctx\+104\$' '$WORK/list' &&
 	grep -qE '^  sk_buff.dev +struct net_device \* +[0-9]+ +8\$' '$WORK/list'"
+
+# A header of offsets for hand-written images: from BTF, what DWARF gives.
+hdr=(--event net:netif_receive_skb --member sk_buff.len --member net_device.name)
+bf -k "$VMLINUX" "${hdr[@]}" --gen-header "$WORK/dwarf.h" > /dev/null 2>&1
+pf "${hdr[@]}" --gen-header "$WORK/btf.h" > /dev/null 2> "$WORK/err"
+ktap_expect_ok "--gen-header without DWARF: exit 0" $? "$WORK/err"
+ktap_expect "... its #defines are those of DWARF's header" \
+	"$(grep '^#define [A-Z]' "$WORK/dwarf.h")" "$(grep '^#define [A-Z]' "$WORK/btf.h" 2> /dev/null)"
 
 # The RFC's images, their offsets from BTF
 pf --event net:netif_receive_skb --member sk_buff.dev --json > "$WORK/offsets.json"

@@ -15,8 +15,12 @@ mk() { python3 "$HERE/mkfilter.py" "$@"; }
 bf --kprobe do_sys_openat2 --json --vmlinux "$VMLINUX" > "$WORK/open.json" 2> "$WORK/err"
 ktap_expect "--kprobe do_sys_openat2 lists its arguments" \
 	"dfd filename how" "$(json '" ".join(a["name"] for a in j["probe"]["args"])' "$WORK/open.json")"
-default=/lib/modules/$(uname -r)/build/vmlinux
-if [ "$VMLINUX" = "$default" ]; then
+# where perf looks first: a -dbg package's, then the build's
+default=
+for f in "/usr/lib/debug/boot/vmlinux-$(uname -r)" "/lib/modules/$(uname -r)/build/vmlinux"; do
+	[ -f "$f" ] && default=$f && break
+done
+if [ -n "$default" ] && [ "$VMLINUX" = "$default" ]; then
 	bf --kprobe do_sys_openat2 --json > "$WORK/default.json" 2> "$WORK/err"
 	ktap_check "without --vmlinux: the running kernel's, $default" \
 		grep -q "\"vmlinux\":\"$default\"" "$WORK/default.json"
