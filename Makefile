@@ -89,9 +89,10 @@ test-debug: perf tools
 # make deb: the modules its localmodconfig keeps beside those this machine
 # has loaded.  The guest: virtio (PCI, console, rng), the 9p root, overlay
 # for /etc and /lib, pvpanic; the tests: test_bpf64, dummy (a module's
-# function to probe); bpftrace's tools: a virtio disk, loop, xfs, ext4, md.
+# function to probe), trace-events-sample (a module's tracepoints);
+# bpftrace's tools: a virtio disk, loop, xfs, ext4, md.
 DEB_MODULES := virtio_pci virtio_console virtio_rng 9pnet_virtio 9p overlay pvpanic_pci \
-	test_bpf64 dummy \
+	test_bpf64 dummy trace-events-sample \
 	virtio_blk loop xfs ext4 md_mod raid1
 
 deb: tree tools
